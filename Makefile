@@ -1,0 +1,46 @@
+# Herald developer entry points. Every target installs what it needs (tools are built from the
+# Go module proxy into a per-user cache, see scripts/tools/) so each works on a fresh machine.
+SHELL := bash
+.DEFAULT_GOAL := help
+NPM_STAMP := node_modules/.package-lock.json
+
+.PHONY: help deps tools tools-kube build typecheck lint test bench up e2e-kind clean
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
+
+$(NPM_STAMP): package.json package-lock.json packages/*/package.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+deps: $(NPM_STAMP) ## install npm packages (Node 24 comes with them)
+
+tools: ## build FerretDB into the tools cache
+	bash scripts/tools/ferretdb.sh >/dev/null
+
+tools-kube: ## build kube-apiserver, kubectl, kine and helm into the tools cache
+	bash scripts/tools/kube.sh all
+
+build: deps ## compile every package
+	npm run build
+
+typecheck: deps ## type-check sources and tests
+	npm run typecheck
+
+lint: deps ## eslint
+	npm run lint
+
+test: deps tools tools-kube ## run the whole test suite (builds first)
+	npm test
+
+bench: deps tools build ## run the benchmarks and print figures and ratios
+	npm run bench
+
+up: deps tools build ## start Herald on 127.0.0.1:8080 with its embedded defaults
+	bash scripts/up.sh
+
+e2e-kind: ## cluster end-to-end on kind (needs Docker)
+	bash scripts/e2e-kind.sh
+
+clean: ## remove build outputs (keeps the tools cache)
+	rm -rf packages/*/dist packages/*/*.tsbuildinfo
