@@ -1,1 +1,67 @@
-export {};
+// @herald/core public API (docs/ARCHITECTURE.md "Core public API").
+export { createHerald } from './herald.js';
+export type {
+  DeliveryService,
+  EventCatalog,
+  EventService,
+  EventTypeDefinition,
+  Herald,
+  HeraldHealth,
+  HeraldLogger,
+  HeraldOptions,
+  MasterKeys,
+  MongoConnection,
+  PrincipalDirectory,
+  PublishResult,
+  Scope,
+  SigningProfile,
+  SubscriberService,
+} from './types.js';
+export type { DeliveryOptions, EngineMetrics } from './engine/index.js';
+export {
+  ConfigError,
+  ConflictError,
+  ForbiddenError,
+  HeraldError,
+  isHeraldError,
+  NotFoundError,
+  ValidationError,
+  type FieldIssue,
+} from './errors/index.js';
+export { DELETED_USER, SYSTEM_ACTOR } from './subscribers/mapping.js';
+export { validateSubscriberCreate, validateSubscriberUpdate } from './subscribers/validation.js';
+export { isValidEventPattern, isValidEventType } from './events/matching.js';
+export { aggregateEventStatus, canTransitionDelivery, canTransitionEvent } from './deliveries/status.js';
+
+// Every API shape as a TypeBox schema (for Fastify validation, serialization and OpenAPI) …
+export * as schemas from './schemas/index.js';
+// … and as a TypeScript type.
+export type {
+  DeliveryAttempt,
+  DeliveryStatus,
+  ErrorResponse,
+  EventStatus,
+  FieldError,
+  Page,
+  PageQuery,
+  Pagination,
+  PublishEventInput,
+  WebhookDeliveryParams,
+  WebhookEvent,
+  WebhookEventDelivery,
+  WebhookEventDeliveryDetail,
+  WebhookEventDetail,
+  WebhookEventList,
+  WebhookEventListQuery,
+  WebhookEventParams,
+  WebhookSubscriberCreateRequest,
+  WebhookSubscriberDeliveryList,
+  WebhookSubscriberDeliverySummary,
+  WebhookSubscriberList,
+  WebhookSubscriberListItem,
+  WebhookSubscriberListQuery,
+  WebhookSubscriberParams,
+  WebhookSubscriberRequest,
+  WebhookSubscriberResponse,
+  WebhookSubscriberUpdateRequest,
+} from './schemas/index.js';

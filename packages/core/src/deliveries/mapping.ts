@@ -1,0 +1,65 @@
+// Delivery documents → API shapes. Pure.
+import type {
+  DeliveryAttempt,
+  WebhookEventDelivery,
+  WebhookEventDeliveryDetail,
+  WebhookSubscriberDeliverySummary,
+} from '../schemas/index.js';
+import type { AttemptRecord, DeliveryDocument } from '../storage/documents.js';
+
+/** A delivery row without its heavy fields (body, attempt history): what list reads load. */
+export type DeliveryRowSummary = Omit<DeliveryDocument, 'body' | 'attemptHistory'>;
+export const SUMMARY_PROJECTION = { body: 0, attemptHistory: 0 } as const;
+
+function iso(date: Date | null | undefined): string | null {
+  return date ? date.toISOString() : null;
+}
+
+export function toDeliverySummary(row: DeliveryRowSummary): WebhookSubscriberDeliverySummary {
+  return {
+    deliveryId: row._id,
+    eventType: row.eventType ?? null,
+    occurredAt: iso(row.occurredAt),
+    status: row.status,
+    lastHttpStatus: row.lastHttpStatus ?? null,
+    lastError: row.lastError ?? null,
+    lastAttemptAt: iso(row.lastAttemptAt),
+    deliveredAt: iso(row.deliveredAt),
+  };
+}
+
+export function toEventDelivery(row: DeliveryRowSummary): WebhookEventDelivery {
+  return {
+    deliveryId: row._id,
+    subscriberId: row.subscriberHandle,
+    targetUrl: row.targetUrl ?? null,
+    status: row.status,
+    lastHttpStatus: row.lastHttpStatus ?? null,
+    lastError: row.lastError ?? null,
+    lastAttemptAt: iso(row.lastAttemptAt),
+    deliveredAt: iso(row.deliveredAt),
+  };
+}
+
+export function toAttempt(record: AttemptRecord): DeliveryAttempt {
+  return {
+    attempt: record.attempt,
+    startedAt: record.startedAt.toISOString(),
+    durationMs: record.durationMs,
+    httpStatus: record.httpStatus ?? null,
+    errorClass: record.errorClass ?? null,
+    errorMessage: record.errorMessage ?? null,
+    responseBodySnippet: record.responseBodySnippet ?? null,
+  };
+}
+
+export function toEventDeliveryDetail(row: DeliveryDocument): WebhookEventDeliveryDetail {
+  return {
+    ...toEventDelivery(row),
+    attempts: row.attempts,
+    nextAttemptAt: iso(row.nextAttemptAt),
+    encryptedFields: row.encryptedFields,
+    createdAt: row.createdAt.toISOString(),
+    attemptHistory: (row.attemptHistory ?? []).map(toAttempt),
+  };
+}

@@ -1,0 +1,61 @@
+// The event catalog (DECISIONS §5): registered types, optional JSON Schema for `data`, and which
+// fields are sensitive. Schemas compile once at registration so a bad schema fails early.
+import { Ajv, type ValidateFunction } from 'ajv';
+import addFormatsModule from 'ajv-formats';
+import { ConfigError, type FieldIssue } from '../errors/index.js';
+import type { EventCatalog, EventTypeDefinition } from '../types.js';
+import { isValidEventType } from './matching.js';
+
+// ajv-formats is CommonJS: under NodeNext its default import is the module object on some loaders
+// and the plugin on others; accept both. (It also resolves its own copy of ajv, hence the loose type.)
+type FormatsPlugin = (ajv: Ajv) => Ajv;
+const addFormats: FormatsPlugin =
+  ((addFormatsModule as unknown as { default?: FormatsPlugin }).default ?? (addFormatsModule as unknown as FormatsPlugin));
+
+interface CatalogEntry {
+  definition: EventTypeDefinition;
+  validateData: ValidateFunction | undefined;
+}
+
+export interface Catalog extends EventCatalog {
+  /** Field-level issues of `data` against the type's schema (empty when valid or no schema). */
+  dataIssues(type: string, data: Record<string, unknown>): FieldIssue[];
+  sensitiveFieldsOf(type: string): string[];
+}
+
+export function createCatalog(initial: readonly EventTypeDefinition[] = []): Catalog {
+  const ajv = new Ajv({ allErrors: true, strict: false });
+  addFormats(ajv);
+  const entries = new Map<string, CatalogEntry>();
+
+  const catalog: Catalog = {
+    register(definition) {
+      if (!isValidEventType(definition.type)) {
+        throw new ConfigError(`event type "${definition.type}" must be "family.action" with segments of a-z, 0-9, _`);
+      }
+      let validateData: ValidateFunction | undefined;
+      if (definition.dataSchema !== undefined) {
+        try {
+          validateData = ajv.compile(definition.dataSchema);
+        } catch (error) {
+          throw new ConfigError(`event type "${definition.type}" has an invalid data schema: ${(error as Error).message}`);
+        }
+      }
+      const sensitive = [...new Set(definition.sensitive ?? [])];
+      entries.set(definition.type, { definition: { ...definition, sensitive }, validateData });
+    },
+    get: (type) => entries.get(type)?.definition,
+    list: () => [...entries.values()].map((entry) => entry.definition),
+    dataIssues(type, data) {
+      const validateData = entries.get(type)?.validateData;
+      if (!validateData || validateData(data)) return [];
+      return (validateData.errors ?? []).map((error) => ({
+        field: `data${error.instancePath.replaceAll('/', '.')}`,
+        message: error.message ?? 'is invalid',
+      }));
+    },
+    sensitiveFieldsOf: (type) => entries.get(type)?.definition.sensitive ?? [],
+  };
+  for (const definition of initial) catalog.register(definition);
+  return catalog;
+}

@@ -1,0 +1,60 @@
+// Event types, filter patterns and the matching keys (DECISIONS §5). Pure.
+//
+// Why buckets keyed by `_id` and not a multikey index `{orgId, enabled, matchKeys}`: the test and
+// dev database, FerretDB v1 (SQLite), pushes no filter down to storage except `_id` equality
+// (`explain` reports filterPushdown=false for every other shape, including `$in` on `_id`), so any
+// other query decodes every document of the collection. An `_id` lookup is a unique-index probe on
+// every server. So a filter pattern is reduced to a match key, the key names a bucket document
+// `<org>|<key>` holding the ids of the enabled subscribers with that key, and an event `f.a`
+// reads the buckets of its four candidate keys `f.a`, `f.*`, `*.a`, `*` — then those subscribers
+// by `_id`. Work is proportional to the matches, never to the number of subscribers.
+
+const SEGMENT = '[a-z0-9_]+';
+const EVENT_TYPE = new RegExp(`^${SEGMENT}\\.${SEGMENT}$`);
+const FAMILY_WILDCARD = new RegExp(`^${SEGMENT}\\.\\*$`);
+const ACTION_WILDCARD = new RegExp(`^\\*\\.${SEGMENT}$`);
+
+export const MATCH_ALL = '*';
+
+export function isValidEventType(value: string): boolean {
+  return EVENT_TYPE.test(value);
+}
+
+/** Exact `family.action`, `family.*`, `*.action` or `*`. */
+export function isValidEventPattern(value: string): boolean {
+  return value === MATCH_ALL || EVENT_TYPE.test(value) || FAMILY_WILDCARD.test(value) || ACTION_WILDCARD.test(value);
+}
+
+/**
+ * The keys under which a subscriber with this filter is indexed: each pattern is its own key;
+ * an empty filter (or one containing `*`) means every event and collapses to `*`. Sorted, unique.
+ */
+export function matchKeysFor(events: readonly string[]): string[] {
+  if (events.length === 0 || events.includes(MATCH_ALL)) return [MATCH_ALL];
+  return [...new Set(events)].sort();
+}
+
+/** The keys a subscriber must carry to receive an event of this type. */
+export function candidateKeysFor(eventType: string): string[] {
+  const dot = eventType.indexOf('.');
+  const family = eventType.slice(0, dot);
+  const action = eventType.slice(dot + 1);
+  return [eventType, `${family}.*`, `*.${action}`, MATCH_ALL];
+}
+
+export function patternMatches(pattern: string, eventType: string): boolean {
+  if (pattern === MATCH_ALL) return true;
+  const [patternFamily, patternAction] = pattern.split('.');
+  const [family, action] = eventType.split('.');
+  return (patternFamily === '*' || patternFamily === family) && (patternAction === '*' || patternAction === action);
+}
+
+/** Whether a subscriber with these match keys receives an event of this type. */
+export function keysMatch(matchKeys: readonly string[], eventType: string): boolean {
+  return matchKeys.some((key) => patternMatches(key, eventType));
+}
+
+/** Bucket `_id`. The org is URI-encoded so a `|` in an org id cannot collide with the separator. */
+export function matchBucketId(orgId: string, matchKey: string): string {
+  return `${encodeURIComponent(orgId)}|${matchKey}`;
+}

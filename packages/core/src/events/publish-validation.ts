@@ -1,0 +1,65 @@
+// Publish input rules (DECISIONS §2, §5). Pure apart from the catalog's compiled schemas.
+import { ValidationError, type FieldIssue } from '../errors/index.js';
+import { PUBLISH_LIMITS, type PublishEventInput } from '../schemas/index.js';
+import { checkFields, isPlainObject, stringCheck, type Check } from '../validation/fields.js';
+import type { Catalog } from './catalog.js';
+import { isValidEventType } from './matching.js';
+
+const checkEventType: Check = (value) =>
+  typeof value === 'string' && isValidEventType(value)
+    ? undefined
+    : 'must be "family.action" with segments of a-z, 0-9, _';
+
+const checkAggregate = stringCheck({ min: 1, max: PUBLISH_LIMITS.aggregateMax });
+
+const checkOccurredAt: Check = (value) => {
+  // RFC 3339 date-time with an explicit offset, as JSON Schema's `date-time` format requires.
+  if (typeof value !== 'string' || !/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/i.test(value)) {
+    return 'must be an RFC 3339 date-time, e.g. 2024-01-31T12:00:00Z';
+  }
+  return Number.isNaN(Date.parse(value)) ? 'is not a valid date' : undefined;
+};
+
+const checkData: Check = (value) => (isPlainObject(value) ? undefined : 'must be a JSON object');
+
+function sensitiveIssues(value: unknown): FieldIssue[] {
+  if (!Array.isArray(value)) return [{ field: 'sensitive', message: 'must be an array of field names' }];
+  if (value.length > PUBLISH_LIMITS.sensitiveMax) {
+    return [{ field: 'sensitive', message: `must have at most ${PUBLISH_LIMITS.sensitiveMax} entries` }];
+  }
+  return value.flatMap((name: unknown, index) =>
+    typeof name === 'string' && name.length > 0 ? [] : [{ field: `sensitive[${index}]`, message: 'must be a non-empty string' }],
+  );
+}
+
+export interface ValidPublish {
+  input: PublishEventInput;
+  /** Catalog's sensitive fields plus the caller's, unique. */
+  sensitiveNames: string[];
+}
+
+export function validatePublishInput(input: unknown, catalog: Catalog): ValidPublish {
+  if (!isPlainObject(input)) throw ValidationError.single('body', 'must be a JSON object');
+  const issues = checkFields(
+    input,
+    {
+      eventType: checkEventType,
+      aggregateType: checkAggregate,
+      aggregateId: checkAggregate,
+      data: checkData,
+      sensitive: () => undefined, // item by item below
+      occurredAt: checkOccurredAt,
+    },
+    ['eventType', 'aggregateId', 'data'],
+  );
+  if (input.sensitive !== undefined) issues.push(...sensitiveIssues(input.sensitive));
+  if (issues.length === 0) {
+    issues.push(...catalog.dataIssues(input.eventType as string, input.data as Record<string, unknown>));
+  }
+  if (issues.length > 0) throw new ValidationError(issues);
+  const valid = input as PublishEventInput;
+  return {
+    input: valid,
+    sensitiveNames: [...new Set([...catalog.sensitiveFieldsOf(valid.eventType), ...(valid.sensitive ?? [])])],
+  };
+}

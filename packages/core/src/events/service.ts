@@ -1,0 +1,107 @@
+// herald.events: publish and the event reads.
+import type { CoreContext } from '../context.js';
+import { SUMMARY_PROJECTION, type DeliveryRowSummary } from '../deliveries/mapping.js';
+import { requeueRows } from '../deliveries/requeue.js';
+import { NotFoundError, ValidationError } from '../errors/index.js';
+import { isDuplicateKeyError } from '../storage/collections.js';
+import type { EventDocument } from '../storage/documents.js';
+import type { EventService, Scope } from '../types.js';
+import { validateEventStatus, validatePageQuery } from '../validation/page.js';
+import { completeFanOut, fanOut, sealPendingSensitive, type PendingSensitive } from './fan-out.js';
+import { idempotentEventId, newEventId } from './ids.js';
+import { toWebhookEvent, toWebhookEventDetail } from './mapping.js';
+import { splitSensitive } from './payload.js';
+import { validatePublishInput } from './publish-validation.js';
+
+const IDEMPOTENCY_KEY_MAX = 255;
+
+export function createEventService(context: CoreContext): EventService {
+  const { collections } = context;
+
+  async function summaries(events: readonly EventDocument[]) {
+    if (events.length === 0) return [];
+    const rows = await collections.deliveries
+      .find({ eventId: { $in: events.map((event) => event._id) } })
+      .project<DeliveryRowSummary>(SUMMARY_PROJECTION)
+      .toArray();
+    return events.map((event) => toWebhookEvent(event, rows.filter((row) => row.eventId === event._id)));
+  }
+
+  async function loadEvent(scope: Scope, eventId: string): Promise<EventDocument> {
+    const event = await collections.events.findOne({ _id: eventId });
+    // Another org's event is as missing as a nonexistent one.
+    if (!event || event.orgId !== scope.orgId) throw new NotFoundError(`webhook event "${eventId}" not found`);
+    return event;
+  }
+
+  async function detail(scope: Scope, eventId: string) {
+    const event = await loadEvent(scope, eventId);
+    const rows = await collections.deliveries.find({ eventId }).toArray();
+    return toWebhookEventDetail(event, rows);
+  }
+
+  return {
+    async publish(scope, rawInput, options = {}) {
+      const { input, sensitiveNames } = validatePublishInput(rawInput, context.catalog);
+      const key = options.idempotencyKey;
+      if (key !== undefined && (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX)) {
+        throw ValidationError.single('Idempotency-Key', `must be 1–${IDEMPOTENCY_KEY_MAX} characters`);
+      }
+      const now = context.now();
+      const split = splitSensitive(input.data, sensitiveNames);
+      const pending: PendingSensitive = { order: Object.keys(input.data), values: split.sensitiveValues };
+      const hasSensitive = Object.keys(split.sensitiveValues).length > 0;
+      const event: EventDocument = {
+        _id: key === undefined ? newEventId() : idempotentEventId(scope.orgId, key),
+        orgId: scope.orgId,
+        eventType: input.eventType,
+        aggregateType: input.aggregateType ?? input.eventType.slice(0, input.eventType.indexOf('.')),
+        aggregateId: input.aggregateId,
+        status: 'PENDING',
+        occurredAt: input.occurredAt === undefined ? now : new Date(input.occurredAt),
+        createdAt: now,
+        updatedAt: now,
+        data: split.publicData,
+        sensitiveFields: Object.keys(split.sensitiveValues),
+        deliveryCount: 0,
+      };
+      if (key !== undefined) event.idempotencyKey = key;
+      // Without a master key no subscriber can hold a secret, so nobody could receive the
+      // sensitive values: they are dropped rather than kept for a recovery that would not use them.
+      if (hasSensitive && context.secretBox.canSeal) event.pendingSensitive = sealPendingSensitive(context, pending);
+
+      try {
+        await collections.events.insertOne(event);
+      } catch (error) {
+        if (key === undefined || !isDuplicateKeyError(error)) throw error;
+        // Same idempotency key: the stored event answers; finish its fan-out if a crash interrupted it.
+        await completeFanOut(context, event._id);
+        const stored = await loadEvent(scope, event._id);
+        return { event: (await summaries([stored]))[0]!, created: false };
+      }
+      const result = await fanOut(context, event, pending);
+      return { event: toWebhookEvent(result.event, result.rows), created: true };
+    },
+
+    async list(scope, query = {}) {
+      const { limit, offset } = validatePageQuery(query);
+      const status = validateEventStatus(query.status);
+      const filter = status === undefined ? { orgId: scope.orgId } : { orgId: scope.orgId, status };
+      const [events, total] = await Promise.all([
+        collections.events.find(filter, { projection: { data: 0, pendingSensitive: 0 } }).sort({ occurredAt: -1, _id: -1 }).skip(offset).limit(limit).toArray(),
+        collections.events.countDocuments(filter),
+      ]);
+      const list = await summaries(events);
+      return { list, count: list.length, pagination: { total, limit, offset } };
+    },
+
+    get: detail,
+
+    async redeliver(scope, eventId) {
+      const event = await loadEvent(scope, eventId);
+      if (event.status === 'PENDING') await completeFanOut(context, eventId);
+      await requeueRows(context, { eventId }, [eventId]);
+      return detail(scope, eventId);
+    },
+  };
+}

@@ -1,0 +1,103 @@
+// createHerald: wires storage, crypto, catalog, services and the delivery engine (the imperative shell).
+import { MongoClient, type Db } from 'mongodb';
+import { DEFAULT_SECRET_ROTATION_OVERLAP_MS, type CoreContext } from './context.js';
+import { createSecretBox } from './crypto/secret-box.js';
+import { createDeliveryService } from './deliveries/service.js';
+import { createDeliveryEngine, type DeliveryEngine, type EngineDeps } from './engine/index.js';
+import { createCatalog } from './events/catalog.js';
+import { completePendingFanOuts } from './events/fan-out.js';
+import { createEventService } from './events/service.js';
+import { silentLogger } from './logger.js';
+import { collectionsFor, DEFAULT_COLLECTION_PREFIX } from './storage/collections.js';
+import { ensureIndexes } from './storage/indexes.js';
+import { createSubscriberService } from './subscribers/service.js';
+import type { Herald, HeraldOptions, MongoConnection } from './types.js';
+
+/** Events PENDING for longer than this are not a publish in progress but an interrupted one. */
+export const PENDING_FAN_OUT_GRACE_MS = 30_000;
+
+async function connect(mongo: MongoConnection): Promise<{ db: Db; ownedClient: MongoClient | undefined }> {
+  if ('db' in mongo) return { db: mongo.db, ownedClient: undefined };
+  if ('client' in mongo) return { db: mongo.client.db(mongo.dbName), ownedClient: undefined };
+  const client = new MongoClient(mongo.uri);
+  await client.connect();
+  return { db: client.db(mongo.dbName), ownedClient: client };
+}
+
+export async function createHerald(options: HeraldOptions): Promise<Herald> {
+  // Configuration errors first, before any connection is opened.
+  const secretBox = createSecretBox(options.masterKeys);
+  const catalog = createCatalog(options.eventTypes);
+  const { db, ownedClient } = await connect(options.mongo);
+  const prefix = options.collectionPrefix ?? DEFAULT_COLLECTION_PREFIX;
+  const collections = collectionsFor(db, prefix);
+  const logger = options.logger ?? silentLogger;
+  const signingProfile = options.signingProfile ?? 'standard';
+
+  try {
+    await ensureIndexes(collections);
+  } catch (error) {
+    await ownedClient?.close();
+    throw error;
+  }
+
+  // The context only calls the engine's notify() after createHerald has returned, by which time
+  // `deliveryEngine` (declared below) exists.
+  const context: CoreContext = {
+    collections,
+    secretBox,
+    catalog,
+    signingProfile,
+    principals: options.principals,
+    logger,
+    now: options.now ?? (() => new Date()),
+    secretRotationOverlapMs: options.delivery?.secretRotationOverlapMs ?? DEFAULT_SECRET_ROTATION_OVERLAP_MS,
+    notifyEngine: (deliveryIds) => deliveryEngine.notify(deliveryIds),
+  };
+
+  const completePending = () =>
+    completePendingFanOuts(context, new Date(context.now().getTime() - PENDING_FAN_OUT_GRACE_MS));
+  const deps: EngineDeps & { completePendingFanOuts(): Promise<number> } = {
+    db,
+    prefix,
+    signingProfile,
+    options: options.delivery ?? {},
+    logger,
+    openSecret: (sealed) => secretBox.open(sealed),
+    // Not (yet) part of EngineDeps: for the engine's periodic job that finishes interrupted fan-outs.
+    completePendingFanOuts: completePending,
+  };
+  const deliveryEngine: DeliveryEngine = (options.engineFactory ?? createDeliveryEngine)(deps);
+
+  let closed = false;
+  return {
+    subscribers: createSubscriberService(context),
+    catalog,
+    events: createEventService(context),
+    deliveries: createDeliveryService(context),
+    async start() {
+      await completePending();
+      await deliveryEngine.start();
+    },
+    async stop(stopOptions) {
+      await deliveryEngine.stop(stopOptions);
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      await deliveryEngine.stop();
+      await ownedClient?.close();
+    },
+    async health() {
+      let mongo = false;
+      try {
+        await db.command({ ping: 1 });
+        mongo = true;
+      } catch {
+        mongo = false;
+      }
+      return { mongo, engine: deliveryEngine.running ? 'running' : 'stopped' };
+    },
+    metrics: () => deliveryEngine.metrics(),
+  };
+}

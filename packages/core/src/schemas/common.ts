@@ -1,0 +1,66 @@
+// Shapes shared by every resource: times, pagination, errors, list queries.
+// Plain JSON Schema (formats `date-time`/`uri`, patterns) so Fastify, ajv and OpenAPI can use them as-is.
+import { Type, type Static, type TSchema } from 'typebox';
+
+export const DateTime = Type.String({ format: 'date-time' });
+export const NullableDateTime = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
+export const NullableString = Type.Union([Type.String(), Type.Null()]);
+export const NullableInteger = Type.Union([Type.Integer(), Type.Null()]);
+
+export const PAGE_LIMIT_DEFAULT = 20;
+export const PAGE_LIMIT_MAX = 100;
+
+export const Pagination = Type.Object(
+  {
+    total: Type.Integer({ minimum: 0, description: 'Total records matching the query.' }),
+    limit: Type.Integer({ minimum: 1, description: 'Maximum records in this response.' }),
+    offset: Type.Integer({ minimum: 0, description: 'Records skipped before this page.' }),
+  },
+  { additionalProperties: false },
+);
+export type Pagination = Static<typeof Pagination>;
+
+/** `{ list, count, pagination }`: the envelope of every paginated collection response. */
+export function PageOf<Item extends TSchema>(item: Item) {
+  return Type.Object(
+    {
+      list: Type.Array(item),
+      count: Type.Integer({ minimum: 0, description: 'Number of items in this page.' }),
+      pagination: Pagination,
+    },
+    { additionalProperties: false },
+  );
+}
+
+/** What a service method returns for a paginated collection. */
+export interface Page<T> {
+  list: T[];
+  count: number;
+  pagination: Pagination;
+}
+
+export const Limit = Type.Integer({ minimum: 1, maximum: PAGE_LIMIT_MAX, default: PAGE_LIMIT_DEFAULT });
+export const Offset = Type.Integer({ minimum: 0, default: 0 });
+
+export const PageQuery = Type.Object(
+  { limit: Type.Optional(Limit), offset: Type.Optional(Offset) },
+  { additionalProperties: false },
+);
+export type PageQuery = Static<typeof PageQuery>;
+
+export const FieldError = Type.Object(
+  { field: Type.String(), message: Type.String() },
+  { additionalProperties: false },
+);
+export type FieldError = Static<typeof FieldError>;
+
+export const ErrorResponse = Type.Object(
+  {
+    status: Type.Literal('error'),
+    code: Type.String({ description: 'Machine-readable code, e.g. MISSING_REQUIRED_PARAMETER.' }),
+    message: Type.String(),
+    errors: Type.Optional(Type.Array(FieldError, { description: 'Field-level details, when there are any.' })),
+  },
+  { additionalProperties: false },
+);
+export type ErrorResponse = Static<typeof ErrorResponse>;

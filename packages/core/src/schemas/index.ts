@@ -1,0 +1,6 @@
+// Every API shape of Herald's webhook resources. The server uses these very schemas for validation,
+// serialization and OpenAPI; nobody restates a shape.
+export * from './common.js';
+export * from './status.js';
+export * from './subscribers.js';
+export * from './events.js';

@@ -1,0 +1,141 @@
+// Webhook subscriber resources (spec section B; bounds from DECISIONS §3).
+import { Type, type Static } from 'typebox';
+import { DateTime, NullableDateTime, NullableInteger, NullableString, PageOf, PageQuery } from './common.js';
+import { DeliveryStatus } from './status.js';
+
+export const HANDLE_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$';
+/** Exact `family.action`, `family.*`, `*.action` or `*`; segments `[a-z0-9_]+`. */
+export const EVENT_PATTERN_PATTERN = '^(\\*|[a-z0-9_]+\\.[a-z0-9_]+|[a-z0-9_]+\\.\\*|\\*\\.[a-z0-9_]+)$';
+
+export const SUBSCRIBER_LIMITS = {
+  displayNameMax: 255,
+  targetUrlMax: 2048,
+  secretMin: 16,
+  secretMax: 512,
+  eventsMax: 100,
+  timeoutMsMin: 100,
+  timeoutMsMax: 30_000,
+  timeoutMsDefault: 5000,
+} as const;
+
+const Handle = Type.String({
+  pattern: HANDLE_PATTERN,
+  description: 'Handle, unique within the organization. Generated (lowercase UUID v4) when omitted on create.',
+});
+const DisplayName = Type.String({ minLength: 1, maxLength: SUBSCRIBER_LIMITS.displayNameMax });
+const TargetUrl = Type.String({
+  format: 'uri',
+  maxLength: SUBSCRIBER_LIMITS.targetUrlMax,
+  description: 'Absolute http(s) URL without user info.',
+});
+const Events = Type.Array(Type.String({ pattern: EVENT_PATTERN_PATTERN }), {
+  maxItems: SUBSCRIBER_LIMITS.eventsMax,
+  description: 'Event-type filter: `family.action`, `family.*`, `*.action` or `*`. Empty or omitted = all events.',
+});
+const Enabled = Type.Boolean({ description: 'Whether the subscriber receives deliveries. Default true.' });
+const TimeoutMs = Type.Integer({
+  minimum: SUBSCRIBER_LIMITS.timeoutMsMin,
+  maximum: SUBSCRIBER_LIMITS.timeoutMsMax,
+  description: 'Delivery time-out in milliseconds. Default 5000.',
+});
+
+export const WebhookSubscriberCreateRequest = Type.Object(
+  {
+    id: Type.Optional(Handle),
+    displayName: DisplayName,
+    targetUrl: TargetUrl,
+    secret: Type.Optional(
+      Type.String({
+        minLength: SUBSCRIBER_LIMITS.secretMin,
+        maxLength: SUBSCRIBER_LIMITS.secretMax,
+        description: 'Shared secret; stored encrypted, never returned.',
+      }),
+    ),
+    events: Type.Optional(Events),
+    enabled: Type.Optional(Enabled),
+    timeoutMs: Type.Optional(TimeoutMs),
+  },
+  { additionalProperties: false },
+);
+export type WebhookSubscriberCreateRequest = Static<typeof WebhookSubscriberCreateRequest>;
+
+/** PUT body: every field optional, only supplied fields change; `secret: ""` removes the secret. */
+export const WebhookSubscriberUpdateRequest = Type.Object(
+  {
+    id: Type.Optional(Handle),
+    displayName: Type.Optional(DisplayName),
+    targetUrl: Type.Optional(TargetUrl),
+    secret: Type.Optional(
+      Type.String({
+        maxLength: SUBSCRIBER_LIMITS.secretMax,
+        pattern: `^(|[\\s\\S]{${SUBSCRIBER_LIMITS.secretMin},})$`,
+        description: 'New shared secret (16–512 chars), or "" to remove it.',
+      }),
+    ),
+    events: Type.Optional(Events),
+    enabled: Type.Optional(Enabled),
+    timeoutMs: Type.Optional(TimeoutMs),
+  },
+  { additionalProperties: false },
+);
+export type WebhookSubscriberUpdateRequest = Static<typeof WebhookSubscriberUpdateRequest>;
+
+/** The spec's single name for both bodies; the update shape is the wider one. */
+export const WebhookSubscriberRequest = WebhookSubscriberUpdateRequest;
+export type WebhookSubscriberRequest = WebhookSubscriberUpdateRequest;
+
+const subscriberFields = {
+  id: Type.String({ description: 'The handle (what path parameter subscriberId refers to).' }),
+  orgId: Type.String(),
+  displayName: Type.String(),
+  targetUrl: Type.String({ format: 'uri' }),
+  enabled: Type.Boolean(),
+  events: Type.Array(Type.String()),
+  timeoutMs: Type.Integer(),
+  hasSecret: Type.Boolean(),
+  createdBy: Type.String({ description: "Creator's identity, or `deleted_user`." }),
+  createdAt: DateTime,
+  updatedAt: DateTime,
+};
+
+export const WebhookSubscriberResponse = Type.Object(
+  { ...subscriberFields, updatedBy: Type.String({ description: "Last updater's identity, or `deleted_user`." }) },
+  { additionalProperties: false },
+);
+export type WebhookSubscriberResponse = Static<typeof WebhookSubscriberResponse>;
+
+/** List items carry no `updatedBy` (spec). */
+export const WebhookSubscriberListItem = Type.Object(subscriberFields, { additionalProperties: false });
+export type WebhookSubscriberListItem = Static<typeof WebhookSubscriberListItem>;
+
+export const WebhookSubscriberList = PageOf(WebhookSubscriberListItem);
+export type WebhookSubscriberList = Static<typeof WebhookSubscriberList>;
+
+export const WebhookSubscriberListQuery = PageQuery;
+export type WebhookSubscriberListQuery = Static<typeof WebhookSubscriberListQuery>;
+
+export const WebhookSubscriberParams = Type.Object({ subscriberId: Type.String({ minLength: 1 }) }, { additionalProperties: false });
+export type WebhookSubscriberParams = Static<typeof WebhookSubscriberParams>;
+
+export const WebhookSubscriberDeliverySummary = Type.Object(
+  {
+    deliveryId: Type.String(),
+    eventType: NullableString,
+    occurredAt: NullableDateTime,
+    status: DeliveryStatus,
+    lastHttpStatus: NullableInteger,
+    lastError: NullableString,
+    lastAttemptAt: NullableDateTime,
+    deliveredAt: NullableDateTime,
+  },
+  { additionalProperties: false },
+);
+export type WebhookSubscriberDeliverySummary = Static<typeof WebhookSubscriberDeliverySummary>;
+
+export const SUBSCRIBER_DELIVERIES_MAX = 50;
+
+export const WebhookSubscriberDeliveryList = Type.Object(
+  { list: Type.Array(WebhookSubscriberDeliverySummary, { maxItems: SUBSCRIBER_DELIVERIES_MAX }) },
+  { additionalProperties: false },
+);
+export type WebhookSubscriberDeliveryList = Static<typeof WebhookSubscriberDeliveryList>;

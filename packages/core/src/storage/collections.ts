@@ -1,0 +1,35 @@
+// Collection handles with the configured prefix.
+import type { Collection, Db } from 'mongodb';
+import type { DeliveryDocument, EventDocument, SubscriberDocument, MatchBucketDocument } from './documents.js';
+
+export const DEFAULT_COLLECTION_PREFIX = 'herald_';
+
+export const COLLECTION_SUFFIXES = {
+  subscribers: 'subscribers',
+  matchBuckets: 'match_buckets',
+  events: 'events',
+  deliveries: 'deliveries',
+} as const;
+
+export interface Collections {
+  subscribers: Collection<SubscriberDocument>;
+  matchBuckets: Collection<MatchBucketDocument>;
+  events: Collection<EventDocument>;
+  deliveries: Collection<DeliveryDocument>;
+}
+
+export function collectionsFor(db: Db, prefix: string): Collections {
+  return {
+    subscribers: db.collection<SubscriberDocument>(prefix + COLLECTION_SUFFIXES.subscribers),
+    matchBuckets: db.collection<MatchBucketDocument>(prefix + COLLECTION_SUFFIXES.matchBuckets),
+    events: db.collection<EventDocument>(prefix + COLLECTION_SUFFIXES.events),
+    deliveries: db.collection<DeliveryDocument>(prefix + COLLECTION_SUFFIXES.deliveries),
+  };
+}
+
+/** MongoDB's duplicate-key error code (E11000); FerretDB reports the same. */
+export const DUPLICATE_KEY = 11000;
+
+export function isDuplicateKeyError(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && 'code' in error && (error as { code: unknown }).code === DUPLICATE_KEY;
+}

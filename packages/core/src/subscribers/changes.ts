@@ -1,0 +1,84 @@
+// How create and update turn validated input into the next subscriber document. Pure: sealing is
+// passed in, so is the clock.
+import { randomUUID } from 'node:crypto';
+import { matchKeysFor } from '../events/matching.js';
+import { SUBSCRIBER_LIMITS, type WebhookSubscriberCreateRequest, type WebhookSubscriberUpdateRequest } from '../schemas/index.js';
+import type { PreviousSecret, SealedSecret, SubscriberDocument } from '../storage/documents.js';
+
+export interface ChangeContext {
+  orgId: string;
+  actor: string;
+  now: Date;
+  seal(plaintext: string): SealedSecret;
+  /** Tells whether a sealed secret holds this plaintext (to skip a no-op rotation). */
+  holds(sealed: SealedSecret, plaintext: string): boolean;
+  secretRotationOverlapMs: number;
+}
+
+export function newSubscriberDocument(input: WebhookSubscriberCreateRequest, context: ChangeContext): SubscriberDocument {
+  const events = input.events ?? [];
+  const document: SubscriberDocument = {
+    _id: randomUUID(),
+    orgId: context.orgId,
+    // randomUUID() is a lowercase UUID v4, which also satisfies the handle pattern.
+    handle: input.id ?? randomUUID(),
+    displayName: input.displayName,
+    targetUrl: input.targetUrl,
+    events,
+    matchKeys: matchKeysFor(events),
+    enabled: input.enabled ?? true,
+    timeoutMs: input.timeoutMs ?? SUBSCRIBER_LIMITS.timeoutMsDefault,
+    createdBy: context.actor,
+    updatedBy: context.actor,
+    createdAt: context.now,
+    updatedAt: context.now,
+  };
+  if (input.secret !== undefined) document.secret = context.seal(input.secret);
+  return document;
+}
+
+/**
+ * The document after a PUT: only supplied fields change. A changed secret keeps the old one in
+ * `previousSecrets` until now + overlap (so receivers can roll over); `""` removes the secret and
+ * every previous one (no signature at all is what removing asks for). Expired previous secrets drop.
+ */
+export function patchedSubscriberDocument(
+  current: SubscriberDocument,
+  patch: WebhookSubscriberUpdateRequest,
+  context: ChangeContext,
+): SubscriberDocument {
+  const next: SubscriberDocument = { ...current, updatedBy: context.actor, updatedAt: context.now };
+  if (patch.id !== undefined) next.handle = patch.id;
+  if (patch.displayName !== undefined) next.displayName = patch.displayName;
+  if (patch.targetUrl !== undefined) next.targetUrl = patch.targetUrl;
+  if (patch.enabled !== undefined) next.enabled = patch.enabled;
+  if (patch.timeoutMs !== undefined) next.timeoutMs = patch.timeoutMs;
+  if (patch.events !== undefined) {
+    next.events = patch.events;
+    next.matchKeys = matchKeysFor(patch.events);
+  }
+
+  let previousSecrets: PreviousSecret[] = (current.previousSecrets ?? []).filter(
+    (previous) => previous.expiresAt.getTime() > context.now.getTime(),
+  );
+  if (patch.secret === '') {
+    delete next.secret;
+    previousSecrets = [];
+  } else if (patch.secret !== undefined && !(current.secret && context.holds(current.secret, patch.secret))) {
+    if (current.secret) {
+      previousSecrets.push({
+        secret: current.secret,
+        expiresAt: new Date(context.now.getTime() + context.secretRotationOverlapMs),
+      });
+    }
+    next.secret = context.seal(patch.secret);
+  }
+  if (previousSecrets.length > 0) next.previousSecrets = previousSecrets;
+  else delete next.previousSecrets;
+  return next;
+}
+
+/** Match keys under which a subscriber is indexed: none while disabled. */
+export function indexedKeys(document: Pick<SubscriberDocument, 'enabled' | 'matchKeys'> | undefined): string[] {
+  return document?.enabled ? document.matchKeys : [];
+}

@@ -1,0 +1,45 @@
+// Subscriber documents → API shapes. Pure. The secret never leaves: only `hasSecret`.
+import type { WebhookSubscriberListItem, WebhookSubscriberResponse } from '../schemas/index.js';
+import type { SubscriberDocument } from '../storage/documents.js';
+
+export const DELETED_USER = 'deleted_user';
+/** createdBy/updatedBy when a call names no actor (an embedding app acting on its own). */
+export const SYSTEM_ACTOR = 'system';
+
+/** Principals to look up for these documents (the system actor always exists). */
+export function principalsOf(documents: readonly SubscriberDocument[], withUpdatedBy: boolean): string[] {
+  const ids = new Set<string>();
+  for (const document of documents) {
+    ids.add(document.createdBy);
+    if (withUpdatedBy) ids.add(document.updatedBy);
+  }
+  ids.delete(SYSTEM_ACTOR);
+  ids.delete(DELETED_USER);
+  return [...ids];
+}
+
+/** `existing` = undefined means no directory is configured: every principal is shown as stored. */
+export function displayPrincipal(id: string, existing: ReadonlySet<string> | undefined): string {
+  if (existing === undefined || id === SYSTEM_ACTOR || existing.has(id)) return id;
+  return DELETED_USER;
+}
+
+export function toListItem(document: SubscriberDocument, existing?: ReadonlySet<string>): WebhookSubscriberListItem {
+  return {
+    id: document.handle,
+    orgId: document.orgId,
+    displayName: document.displayName,
+    targetUrl: document.targetUrl,
+    enabled: document.enabled,
+    events: document.events,
+    timeoutMs: document.timeoutMs,
+    hasSecret: document.secret !== undefined,
+    createdBy: displayPrincipal(document.createdBy, existing),
+    createdAt: document.createdAt.toISOString(),
+    updatedAt: document.updatedAt.toISOString(),
+  };
+}
+
+export function toResponse(document: SubscriberDocument, existing?: ReadonlySet<string>): WebhookSubscriberResponse {
+  return { ...toListItem(document, existing), updatedBy: displayPrincipal(document.updatedBy, existing) };
+}

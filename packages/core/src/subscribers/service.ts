@@ -1,0 +1,149 @@
+// herald.subscribers: CRUD over the subscribers collection plus the match buckets.
+import type { CoreContext } from '../context.js';
+import { cancelPendingDeliveries } from '../deliveries/event-status.js';
+import { SUMMARY_PROJECTION, toDeliverySummary, type DeliveryRowSummary } from '../deliveries/mapping.js';
+import { ConflictError, NotFoundError } from '../errors/index.js';
+import { SUBSCRIBER_DELIVERIES_MAX } from '../schemas/index.js';
+import { isDuplicateKeyError } from '../storage/collections.js';
+import type { SubscriberDocument } from '../storage/documents.js';
+import type { Scope, SubscriberService } from '../types.js';
+import { validatePageQuery } from '../validation/page.js';
+import { indexedKeys, newSubscriberDocument, patchedSubscriberDocument, type ChangeContext } from './changes.js';
+import { principalsOf, SYSTEM_ACTOR, toListItem, toResponse } from './mapping.js';
+import { addToBuckets, removeFromBuckets } from './match-index.js';
+import { isPossibleHandle, validateSubscriberCreate, validateSubscriberUpdate } from './validation.js';
+
+const CANCELLED_DISABLED = 'Cancelled: the subscriber was disabled before this delivery was attempted';
+const CANCELLED_DELETED = 'Cancelled: the subscriber was deleted before this delivery was attempted';
+/** Optimistic-concurrency retries of an update that raced another writer. */
+const UPDATE_ROUNDS = 3;
+
+function notFound(handle: string): NotFoundError {
+  return new NotFoundError(`webhook subscriber "${handle}" not found`);
+}
+
+function handleTaken(handle: string): ConflictError {
+  return new ConflictError(`a webhook subscriber with id "${handle}" already exists`);
+}
+
+function difference(a: readonly string[], b: readonly string[]): string[] {
+  return a.filter((item) => !b.includes(item));
+}
+
+export function createSubscriberService(context: CoreContext): SubscriberService {
+  const { collections } = context;
+
+  function changeContext(scope: Scope): ChangeContext {
+    return {
+      orgId: scope.orgId,
+      actor: scope.actor ?? SYSTEM_ACTOR,
+      now: context.now(),
+      seal: (plaintext) => context.secretBox.seal(plaintext),
+      holds: (sealed, plaintext) => {
+        try {
+          return context.secretBox.open(sealed) === plaintext;
+        } catch {
+          return false; // Unreadable (e.g. retired master key): treat as different and re-seal.
+        }
+      },
+      secretRotationOverlapMs: context.secretRotationOverlapMs,
+    };
+  }
+
+  async function existingPrincipals(ids: string[]): Promise<Set<string> | undefined> {
+    if (!context.principals) return undefined;
+    if (ids.length === 0) return new Set();
+    return context.principals.existing(ids);
+  }
+
+  async function respond(document: SubscriberDocument) {
+    return toResponse(document, await existingPrincipals(principalsOf([document], true)));
+  }
+
+  async function load(scope: Scope, handle: string): Promise<SubscriberDocument> {
+    const document = isPossibleHandle(handle) ? await collections.subscribers.findOne({ orgId: scope.orgId, handle }) : null;
+    if (!document) throw notFound(handle);
+    return document;
+  }
+
+  return {
+    async create(scope, input) {
+      const document = newSubscriberDocument(validateSubscriberCreate(input), changeContext(scope));
+      await addToBuckets(collections, scope.orgId, document._id, indexedKeys(document));
+      try {
+        await collections.subscribers.insertOne(document);
+      } catch (error) {
+        await removeFromBuckets(collections, scope.orgId, document._id, indexedKeys(document));
+        if (isDuplicateKeyError(error)) throw handleTaken(document.handle);
+        throw error;
+      }
+      return respond(document);
+    },
+
+    async get(scope, handle) {
+      return respond(await load(scope, handle));
+    },
+
+    async list(scope, query = {}) {
+      const { limit, offset } = validatePageQuery(query);
+      const filter = { orgId: scope.orgId };
+      const [documents, total] = await Promise.all([
+        collections.subscribers.find(filter).sort({ createdAt: 1, handle: 1 }).skip(offset).limit(limit).toArray(),
+        collections.subscribers.countDocuments(filter),
+      ]);
+      const existing = await existingPrincipals(principalsOf(documents, false));
+      const list = documents.map((document) => toListItem(document, existing));
+      return { list, count: list.length, pagination: { total, limit, offset } };
+    },
+
+    async update(scope, handle, patch) {
+      const valid = validateSubscriberUpdate(patch);
+      for (let round = 0; ; round++) {
+        const current = await load(scope, handle);
+        const next = patchedSubscriberDocument(current, valid, changeContext(scope));
+        const before = indexedKeys(current);
+        const after = indexedKeys(next);
+        await addToBuckets(collections, scope.orgId, current._id, difference(after, before));
+        let replaced: number;
+        try {
+          // Conditional on the version we read: a concurrent update makes this one start over.
+          const result = await collections.subscribers.replaceOne({ _id: current._id, updatedAt: current.updatedAt }, next);
+          replaced = result.matchedCount;
+        } catch (error) {
+          if (isDuplicateKeyError(error)) throw handleTaken(next.handle);
+          throw error;
+        }
+        if (replaced === 0) {
+          if (round + 1 < UPDATE_ROUNDS) continue;
+          throw new ConflictError(`webhook subscriber "${handle}" was modified concurrently; retry the update`);
+        }
+        await removeFromBuckets(collections, scope.orgId, current._id, difference(before, after));
+        if (current.enabled && !next.enabled) {
+          await cancelPendingDeliveries(collections, current._id, CANCELLED_DISABLED, next.updatedAt);
+        }
+        return respond(next);
+      }
+    },
+
+    async delete(scope, handle) {
+      const current = await load(scope, handle);
+      const result = await collections.subscribers.deleteOne({ _id: current._id });
+      if (result.deletedCount === 0) throw notFound(handle);
+      await removeFromBuckets(collections, scope.orgId, current._id, current.matchKeys);
+      await cancelPendingDeliveries(collections, current._id, CANCELLED_DELETED, context.now());
+    },
+
+    async deliveries(scope, handle) {
+      const subscriber = await load(scope, handle);
+      // Rows never attempted have lastAttemptAt null, which sorts last in descending order; among
+      // them the newest created comes first.
+      const rows = await collections.deliveries
+        .find({ subscriberId: subscriber._id })
+        .sort({ lastAttemptAt: -1, createdAt: -1, _id: -1 })
+        .limit(SUBSCRIBER_DELIVERIES_MAX)
+        .project<DeliveryRowSummary>(SUMMARY_PROJECTION)
+        .toArray();
+      return rows.map(toDeliverySummary);
+    },
+  };
+}

@@ -1,0 +1,91 @@
+// Subscriber input rules of DECISIONS §3. Pure: returns the typed input or throws a ValidationError
+// naming every offending field.
+import { ValidationError, type FieldIssue } from '../errors/index.js';
+import { isValidEventPattern } from '../events/matching.js';
+import {
+  HANDLE_PATTERN,
+  SUBSCRIBER_LIMITS as LIMITS,
+  type WebhookSubscriberCreateRequest,
+  type WebhookSubscriberUpdateRequest,
+} from '../schemas/index.js';
+import { booleanCheck, checkFields, integerCheck, isPlainObject, stringCheck, type Check } from '../validation/fields.js';
+
+const HANDLE = new RegExp(HANDLE_PATTERN);
+
+export const checkHandle = stringCheck({
+  pattern: HANDLE,
+  patternHint: 'must be 1–128 characters of letters, digits, ".", "_" or "-", starting with a letter or digit',
+});
+
+const checkDisplayName: Check = (value) => {
+  const message = stringCheck({ min: 1, max: LIMITS.displayNameMax })(value);
+  if (message !== undefined) return message;
+  return (value as string).trim() === '' ? 'must not be blank' : undefined;
+};
+
+export const checkTargetUrl: Check = (value) => {
+  if (typeof value !== 'string') return 'must be a string';
+  if (value.length > LIMITS.targetUrlMax) return `must be at most ${LIMITS.targetUrlMax} characters`;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return 'must be an absolute URL';
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must use http or https';
+  // Credentials in a URL end up in logs and proxies; the secret is the way to authenticate.
+  if (url.username !== '' || url.password !== '') return 'must not contain user info (user:password@)';
+  if (url.hostname === '') return 'must name a host';
+  return undefined;
+};
+
+const checkCreateSecret = stringCheck({ min: LIMITS.secretMin, max: LIMITS.secretMax });
+const checkUpdateSecret: Check = (value) => (value === '' ? undefined : checkCreateSecret(value));
+
+function eventsIssues(value: unknown): FieldIssue[] {
+  if (!Array.isArray(value)) return [{ field: 'events', message: 'must be an array of event patterns' }];
+  if (value.length > LIMITS.eventsMax) return [{ field: 'events', message: `must have at most ${LIMITS.eventsMax} entries` }];
+  const issues: FieldIssue[] = [];
+  value.forEach((pattern: unknown, index) => {
+    if (typeof pattern !== 'string' || !isValidEventPattern(pattern)) {
+      issues.push({
+        field: `events[${index}]`,
+        message: 'must be "family.action", "family.*", "*.action" or "*" (segments of a-z, 0-9, _)',
+      });
+    }
+  });
+  return issues;
+}
+
+const commonChecks = {
+  id: checkHandle,
+  displayName: checkDisplayName,
+  targetUrl: checkTargetUrl,
+  enabled: booleanCheck,
+  timeoutMs: integerCheck(LIMITS.timeoutMsMin, LIMITS.timeoutMsMax),
+  // Checked item by item below, so that each bad pattern is named.
+  events: () => undefined,
+};
+
+function validate(input: unknown, checks: Record<string, Check>, required: readonly string[]): Record<string, unknown> {
+  if (!isPlainObject(input)) throw ValidationError.single('body', 'must be a JSON object');
+  const issues = checkFields(input, checks, required);
+  if (input.events !== undefined) issues.push(...eventsIssues(input.events));
+  if (issues.length > 0) throw new ValidationError(issues);
+  return input;
+}
+
+export function validateSubscriberCreate(input: unknown): WebhookSubscriberCreateRequest {
+  const valid = validate(input, { ...commonChecks, secret: checkCreateSecret }, ['displayName', 'targetUrl']);
+  return valid as WebhookSubscriberCreateRequest;
+}
+
+export function validateSubscriberUpdate(input: unknown): WebhookSubscriberUpdateRequest {
+  const valid = validate(input ?? {}, { ...commonChecks, secret: checkUpdateSecret }, []);
+  return valid as WebhookSubscriberUpdateRequest;
+}
+
+/** The subscriberId path parameter: anything that is not a possible handle cannot exist. */
+export function isPossibleHandle(value: string): boolean {
+  return HANDLE.test(value);
+}

@@ -1,0 +1,127 @@
+// Public option and service types of @herald/core (ARCHITECTURE.md "Core public API").
+import type { Db, MongoClient } from 'mongodb';
+import type { DeliveryEngine, DeliveryOptions, EngineDeps, EngineLogger, EngineMetrics } from './engine/index.js';
+import type {
+  EventStatus,
+  Page,
+  PublishEventInput,
+  WebhookEvent,
+  WebhookEventDelivery,
+  WebhookEventDetail,
+  WebhookSubscriberCreateRequest,
+  WebhookSubscriberDeliverySummary,
+  WebhookSubscriberListItem,
+  WebhookSubscriberResponse,
+  WebhookSubscriberUpdateRequest,
+} from './schemas/index.js';
+
+/** Every call names its org and, when it writes, its actor (principal id for createdBy/updatedBy). */
+export interface Scope {
+  orgId: string;
+  actor?: string;
+}
+
+export type SigningProfile = 'standard' | 'api-portal';
+
+export type MongoConnection =
+  | { uri: string; dbName?: string }
+  | { client: MongoClient; dbName?: string }
+  | { db: Db };
+
+export interface MasterKeys {
+  /** Key id used to seal new secrets. */
+  current: string;
+  /** Every known key: 32 bytes, raw or base64. Old ids stay here so older secrets can still be opened. */
+  keys: Record<string, Uint8Array | string>;
+}
+
+export interface EventTypeDefinition {
+  /** `family.action`. */
+  type: string;
+  /** JSON Schema (draft 2020-12 subset understood by ajv 8) that `data` must satisfy. */
+  dataSchema?: Record<string, unknown>;
+  /** Top-level fields of `data` that are encrypted per subscriber and never stored in plaintext. */
+  sensitive?: string[];
+  description?: string;
+}
+
+export interface PrincipalDirectory {
+  /** Returns the subset of `ids` that still exist; the others are shown as `deleted_user`. */
+  existing(ids: string[]): Promise<Set<string>>;
+}
+
+export type HeraldLogger = EngineLogger;
+
+export interface HeraldOptions {
+  mongo: MongoConnection;
+  masterKeys?: MasterKeys;
+  signingProfile?: SigningProfile;
+  eventTypes?: EventTypeDefinition[];
+  principals?: PrincipalDirectory;
+  delivery?: DeliveryOptions;
+  /** Default 'herald_'. */
+  collectionPrefix?: string;
+  logger?: HeraldLogger;
+  /** Clock, for tests. Default `() => new Date()`. */
+  now?: () => Date;
+  /**
+   * Engine factory, for tests and embedders that want to replace delivery; default
+   * `createDeliveryEngine` from the engine module.
+   */
+  engineFactory?: (deps: EngineDeps) => DeliveryEngine;
+}
+
+export interface SubscriberService {
+  create(scope: Scope, input: WebhookSubscriberCreateRequest): Promise<WebhookSubscriberResponse>;
+  get(scope: Scope, handle: string): Promise<WebhookSubscriberResponse>;
+  list(scope: Scope, query?: { limit?: number; offset?: number }): Promise<Page<WebhookSubscriberListItem>>;
+  update(scope: Scope, handle: string, patch: WebhookSubscriberUpdateRequest): Promise<WebhookSubscriberResponse>;
+  delete(scope: Scope, handle: string): Promise<void>;
+  /** Newest attempt first (rows never attempted by creation time), at most 50. */
+  deliveries(scope: Scope, handle: string): Promise<WebhookSubscriberDeliverySummary[]>;
+}
+
+export interface EventCatalog {
+  register(definition: EventTypeDefinition): void;
+  get(type: string): EventTypeDefinition | undefined;
+  list(): EventTypeDefinition[];
+}
+
+export interface PublishResult {
+  event: WebhookEvent;
+  /** false: the same idempotency key was seen before; the stored event is returned, nothing fanned out again. */
+  created: boolean;
+}
+
+export interface EventService {
+  publish(scope: Scope, input: PublishEventInput, options?: { idempotencyKey?: string }): Promise<PublishResult>;
+  list(scope: Scope, query?: { status?: EventStatus; limit?: number; offset?: number }): Promise<Page<WebhookEvent>>;
+  get(scope: Scope, eventId: string): Promise<WebhookEventDetail>;
+  /** Every row back to PENDING (due now), the event back to DISPATCHED. */
+  redeliver(scope: Scope, eventId: string): Promise<WebhookEventDetail>;
+}
+
+export interface DeliveryService {
+  /** One row back to PENDING (due now); its event back to DISPATCHED. */
+  retry(scope: Scope, deliveryId: string): Promise<WebhookEventDelivery>;
+}
+
+export interface HeraldHealth {
+  mongo: boolean;
+  engine: 'running' | 'stopped';
+}
+
+export interface Herald {
+  readonly subscribers: SubscriberService;
+  readonly catalog: EventCatalog;
+  readonly events: EventService;
+  readonly deliveries: DeliveryService;
+  /** Completes interrupted fan-outs, then starts the delivery engine. */
+  start(): Promise<void>;
+  stop(options?: { drainTimeoutMs?: number }): Promise<void>;
+  /** stop() and close the MongoClient if Herald opened it. */
+  close(): Promise<void>;
+  health(): Promise<HeraldHealth>;
+  /** Counters and gauges of the delivery engine, for the host's /metrics. */
+  metrics(): EngineMetrics;
+}

@@ -1,0 +1,58 @@
+// Small field checkers shared by the input validators. Pure; each returns a message or undefined.
+import type { FieldIssue } from '../errors/index.js';
+
+export type Check = (value: unknown) => string | undefined;
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+export function stringCheck(options: { min?: number; max?: number; pattern?: RegExp; patternHint?: string } = {}): Check {
+  return (value) => {
+    if (typeof value !== 'string') return 'must be a string';
+    // Lengths count Unicode code points, as JSON Schema's minLength/maxLength do.
+    const length = [...value].length;
+    if (options.min !== undefined && length < options.min) {
+      return options.min === 1 ? 'must not be empty' : `must be at least ${options.min} characters`;
+    }
+    if (options.max !== undefined && length > options.max) return `must be at most ${options.max} characters`;
+    if (options.pattern && !options.pattern.test(value)) return options.patternHint ?? `must match ${options.pattern.source}`;
+    return undefined;
+  };
+}
+
+export function integerCheck(min: number, max?: number): Check {
+  return (value) => {
+    if (typeof value !== 'number' || !Number.isInteger(value)) return 'must be an integer';
+    if (value < min) return `must be at least ${min}`;
+    if (max !== undefined && value > max) return `must be at most ${max}`;
+    return undefined;
+  };
+}
+
+export const booleanCheck: Check = (value) => (typeof value === 'boolean' ? undefined : 'must be a boolean');
+
+export function unknownFields(input: Record<string, unknown>, allowed: readonly string[], prefix = ''): FieldIssue[] {
+  return Object.keys(input)
+    .filter((key) => !allowed.includes(key))
+    .map((key) => ({ field: prefix + key, message: 'is not a known property' }));
+}
+
+/** Runs `checks` on the present fields of `input`, reporting `required` ones that are missing. */
+export function checkFields(
+  input: Record<string, unknown>,
+  checks: Record<string, Check>,
+  required: readonly string[] = [],
+): FieldIssue[] {
+  const issues: FieldIssue[] = unknownFields(input, Object.keys(checks));
+  for (const [field, check] of Object.entries(checks)) {
+    const value = input[field];
+    if (value === undefined) {
+      if (required.includes(field)) issues.push({ field, message: 'is required' });
+      continue;
+    }
+    const message = check(value);
+    if (message !== undefined) issues.push({ field, message });
+  }
+  return issues;
+}

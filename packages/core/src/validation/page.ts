@@ -1,0 +1,28 @@
+// limit/offset rules of DECISIONS §3. Pure.
+import { ValidationError } from '../errors/index.js';
+import { EVENT_STATUSES, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, type EventStatus } from '../schemas/index.js';
+import { integerCheck } from './fields.js';
+
+export interface PageWindow {
+  limit: number;
+  offset: number;
+}
+
+export function validatePageQuery(query: { limit?: unknown; offset?: unknown } = {}): PageWindow {
+  const issues = [];
+  const limitMessage = query.limit === undefined ? undefined : integerCheck(1, PAGE_LIMIT_MAX)(query.limit);
+  if (limitMessage) issues.push({ field: 'limit', message: limitMessage });
+  const offsetMessage = query.offset === undefined ? undefined : integerCheck(0)(query.offset);
+  if (offsetMessage) issues.push({ field: 'offset', message: offsetMessage });
+  if (issues.length > 0) throw new ValidationError(issues);
+  return {
+    limit: (query.limit as number | undefined) ?? PAGE_LIMIT_DEFAULT,
+    offset: (query.offset as number | undefined) ?? 0,
+  };
+}
+
+export function validateEventStatus(status: unknown): EventStatus | undefined {
+  if (status === undefined) return undefined;
+  if (typeof status === 'string' && (EVENT_STATUSES as readonly string[]).includes(status)) return status as EventStatus;
+  throw ValidationError.single('status', `must be one of ${EVENT_STATUSES.join(', ')}`);
+}
