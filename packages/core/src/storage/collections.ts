@@ -27,9 +27,16 @@ export function collectionsFor(db: Db, prefix: string): Collections {
   };
 }
 
-/** MongoDB's duplicate-key error code (E11000); FerretDB reports the same. */
+/** MongoDB's duplicate-key error code (E11000). */
 export const DUPLICATE_KEY = 11000;
 
+/**
+ * A unique-index violation. MongoDB (and FerretDB on insert) report code 11000; FerretDB v1 reports
+ * a violation on *update* as InternalError (code 1) carrying SQLite's "UNIQUE constraint failed".
+ */
 export function isDuplicateKeyError(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && 'code' in error && (error as { code: unknown }).code === DUPLICATE_KEY;
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (code === DUPLICATE_KEY) return true;
+  return code === 1 && typeof message === 'string' && message.includes('UNIQUE constraint failed');
 }
