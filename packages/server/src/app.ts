@@ -1,0 +1,108 @@
+// buildApp(config, deps): the Fastify host without listening, so tests and the executable start it
+// the same way. Validation, serialization and OpenAPI all come from the routes' TypeBox schemas.
+import { randomUUID } from 'node:crypto';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Herald } from '@herald/core';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { registerAuth } from './auth/auth-hooks.js';
+import type { JwtVerifier } from './auth/jwt-verifier.js';
+import type { TokenStore } from './auth/token-store.js';
+import type { HostConfig } from './config/schema.js';
+import { installErrorHandling } from './errors/error-handler.js';
+import type { HostMetrics, MetricSources } from './metrics/host-metrics.js';
+import { registerOpenApi } from './openapi/register.js';
+import type { ProjectStore } from './projects/project-store.js';
+import { managementRoutes } from './routes/management.js';
+import { opsRoutes, type Readiness } from './routes/ops.js';
+import { webhookEventRoutes } from './routes/webhook-events.js';
+import { webhookSubscriberRoutes } from './routes/webhook-subscribers.js';
+import { typeboxValidatorCompiler } from './validation/validator-compiler.js';
+
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+export const WEBHOOK_API_PREFIX = '/api/v0.9';
+export const MANAGEMENT_API_PREFIX = '/api/v1';
+
+export interface AppDeps {
+  herald: Herald;
+  tokens: TokenStore;
+  projects: ProjectStore;
+  jwtVerifier?: JwtVerifier;
+  logger: Logger;
+  metrics: HostMetrics;
+  metricSources: MetricSources;
+  readiness(): Promise<Readiness>;
+}
+
+export interface AppOptions {
+  /** Serve the APIs; false in `--engine-only` mode (health and metrics only). */
+  api: boolean;
+  /** Whether this process runs the delivery engine (readiness then requires it). */
+  engineEnabled: boolean;
+}
+
+export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOptions): Promise<FastifyInstance> {
+  // Typed as Fastify's logger so the instance matches FastifyInstance's defaults (pino satisfies it).
+  const loggerInstance: FastifyBaseLogger = deps.logger;
+  const app = Fastify({
+    loggerInstance,
+    bodyLimit: BODY_LIMIT_BYTES,
+    // Request ids are ours, never taken from the client, so they can be trusted in logs.
+    genReqId: () => randomUUID(),
+    requestIdHeader: false,
+    // Long path ids must reach validation (400 with a field) instead of silently missing the route.
+    routerOptions: { maxParamLength: 1000 },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+
+  app.setValidatorCompiler(typeboxValidatorCompiler);
+  // JSON only: without this, text/plain bodies would be parsed and fail validation instead of 415.
+  app.removeContentTypeParser('text/plain');
+  installErrorHandling(app);
+  app.addHook('onRequest', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
+  deps.metrics.instrument(app);
+
+  await app.register(opsRoutes, {
+    readiness: deps.readiness,
+    engineEnabled: options.engineEnabled,
+    metrics: deps.metrics,
+    metricSources: deps.metricSources,
+  });
+  if (!options.api) return app;
+
+  const auth = { tokens: deps.tokens, jwtVerifier: deps.jwtVerifier, orgId: config.org, readOnly: config.readOnly };
+  await app.register(
+    async (webhookApi) => {
+      registerAuth(webhookApi, auth);
+      await registerOpenApi(webhookApi, {
+        title: 'Herald webhook API',
+        version: '0.9',
+        description: 'Webhook subscribers and events of the instance\'s organization.',
+      });
+      const routeOptions = { herald: deps.herald, orgId: config.org, publicBaseUrl: config.publicBaseUrl, basePath: WEBHOOK_API_PREFIX };
+      await webhookApi.register(webhookSubscriberRoutes, routeOptions);
+      await webhookApi.register(webhookEventRoutes, routeOptions);
+    },
+    { prefix: WEBHOOK_API_PREFIX },
+  );
+  await app.register(
+    async (managementApi) => {
+      registerAuth(managementApi, auth);
+      await registerOpenApi(managementApi, {
+        title: 'Herald management API',
+        version: '1',
+        description: 'The organization this instance serves and its projects.',
+      });
+      await managementApi.register(managementRoutes, {
+        orgId: config.org,
+        orgDisplayName: config.org,
+        projects: deps.projects,
+        publicBaseUrl: config.publicBaseUrl,
+        basePath: MANAGEMENT_API_PREFIX,
+      });
+    },
+    { prefix: MANAGEMENT_API_PREFIX },
+  );
+  return app;
+}

@@ -1,0 +1,9 @@
+// Who is calling: the identity recorded as createdBy/updatedBy, what it may do, and its org.
+export interface Principal {
+  /** API token's principal id, or the JWT `sub`. Passed to core as `scope.actor`. */
+  id: string;
+  kind: 'api-token' | 'jwt';
+  scopes: ReadonlySet<string>;
+  /** The org claim of a JWT; API tokens belong to the instance's org. */
+  orgId?: string;
+}

@@ -1,0 +1,127 @@
+// API tokens in the server's own MongoDB collection. Only SHA-256 hashes are stored; the plaintext
+// token exists once, in the return value of create().
+import type { Collection, Db } from 'mongodb';
+import { generateApiToken, generateTokenId, hashApiToken } from './api-token.js';
+
+export const TOKENS_COLLECTION = 'herald_server_api_tokens';
+/** lastUsedAt is a hint, not an audit log: write it at most once a minute per token. */
+const LAST_USED_WRITE_INTERVAL_MS = 60_000;
+/** Verified tokens are remembered briefly so most requests skip a database read. A revocation made by
+ * another process (the `token revoke` command) takes effect within this bound. */
+const LOOKUP_CACHE_TTL_MS = 5_000;
+const LOOKUP_CACHE_MAX = 1_000;
+
+export interface ApiTokenDocument {
+  _id: string;
+  name: string;
+  tokenHash: string;
+  scopes: string[];
+  principalId: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  bootstrap: boolean;
+}
+
+/** What listing shows: everything but the hash. */
+export type ApiTokenInfo = Omit<ApiTokenDocument, 'tokenHash'>;
+
+export interface NewApiToken {
+  name: string;
+  scopes: string[];
+  expiresAt?: Date | null;
+  bootstrap?: boolean;
+}
+
+export class TokenStore {
+  private readonly collection: Collection<ApiTokenDocument>;
+  private readonly lastUsedWrites = new Map<string, number>();
+  private readonly lookupCache = new Map<string, { document: ApiTokenDocument; cachedAt: number }>();
+
+  constructor(db: Db) {
+    this.collection = db.collection<ApiTokenDocument>(TOKENS_COLLECTION);
+  }
+
+  async ensureIndexes(): Promise<void> {
+    await this.collection.createIndex({ tokenHash: 1 }, { unique: true, name: 'tokenHash_unique' });
+    await this.collection.createIndex({ principalId: 1 }, { name: 'principalId' });
+  }
+
+  async create(input: NewApiToken, now = new Date()): Promise<{ token: string; info: ApiTokenInfo }> {
+    const token = generateApiToken();
+    const id = generateTokenId();
+    const document: ApiTokenDocument = {
+      _id: id,
+      name: input.name,
+      tokenHash: hashApiToken(token),
+      scopes: [...input.scopes],
+      principalId: id,
+      createdAt: now,
+      expiresAt: input.expiresAt ?? null,
+      lastUsedAt: null,
+      revokedAt: null,
+      bootstrap: input.bootstrap ?? false,
+    };
+    await this.collection.insertOne(document);
+    return { token, info: withoutHash(document) };
+  }
+
+  /** The live (not revoked, not expired) token with this plaintext, if any. */
+  async findActive(token: string, now = new Date()): Promise<ApiTokenInfo | undefined> {
+    const tokenHash = hashApiToken(token);
+    const cached = this.lookupCache.get(tokenHash);
+    let document = cached && now.getTime() - cached.cachedAt < LOOKUP_CACHE_TTL_MS ? cached.document : undefined;
+    if (!document) {
+      document = (await this.collection.findOne({ tokenHash })) ?? undefined;
+      if (document) this.remember(tokenHash, document, now.getTime());
+    }
+    if (!document || document.revokedAt) return undefined;
+    if (document.expiresAt && document.expiresAt.getTime() <= now.getTime()) return undefined;
+    this.touch(document._id, now);
+    return withoutHash(document);
+  }
+
+  async list(): Promise<ApiTokenInfo[]> {
+    const documents = await this.collection.find({}, { projection: { tokenHash: 0 } }).sort({ createdAt: 1 }).toArray();
+    return documents as ApiTokenInfo[];
+  }
+
+  /** Marks the token revoked (kept for the record); false when no live token has that id. */
+  async revoke(id: string, now = new Date()): Promise<boolean> {
+    const result = await this.collection.updateOne({ _id: id, revokedAt: null }, { $set: { revokedAt: now } });
+    this.lookupCache.clear();
+    return result.modifiedCount === 1;
+  }
+
+  async count(): Promise<number> {
+    return this.collection.countDocuments({});
+  }
+
+  /** For core's `principals.existing`: ids whose token has not been revoked (expiry does not erase an identity). */
+  async existingPrincipals(ids: string[]): Promise<Set<string>> {
+    if (ids.length === 0) return new Set();
+    const documents = await this.collection
+      .find({ principalId: { $in: ids }, revokedAt: null }, { projection: { principalId: 1 } })
+      .toArray();
+    return new Set(documents.map((document) => document.principalId));
+  }
+
+  private remember(tokenHash: string, document: ApiTokenDocument, now: number): void {
+    if (this.lookupCache.size >= LOOKUP_CACHE_MAX) this.lookupCache.clear();
+    this.lookupCache.set(tokenHash, { document, cachedAt: now });
+  }
+
+  private touch(id: string, now: Date): void {
+    const last = this.lastUsedWrites.get(id) ?? 0;
+    if (now.getTime() - last < LAST_USED_WRITE_INTERVAL_MS) return;
+    this.lastUsedWrites.set(id, now.getTime());
+    // Fire and forget: a failed hint write must not fail the request it belongs to.
+    this.collection.updateOne({ _id: id }, { $set: { lastUsedAt: now } }).catch(() => this.lastUsedWrites.delete(id));
+  }
+}
+
+function withoutHash(document: ApiTokenDocument): ApiTokenInfo {
+  const { tokenHash: _tokenHash, ...info } = document;
+  return info;
+}

@@ -1,0 +1,102 @@
+// Builds the validated HostConfig from defaults ← JSON config file ← HERALD_* environment.
+// Every problem is reported at once, named by the environment variable or file field that set it.
+import { readFileSync } from 'node:fs';
+import { Compile } from 'typebox/compile';
+import { Value } from 'typebox/value';
+import { toFieldIssues } from '../validation/field-issues.js';
+import { configFromEnv, ENV_NAMES, type RawConfig } from './env.js';
+import { HostConfig } from './schema.js';
+
+export class HostConfigError extends Error {
+  readonly code = 'CONFIG_INVALID';
+  readonly problems: string[];
+  constructor(problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'HostConfigError';
+    this.problems = problems;
+  }
+}
+
+export interface LoadConfigOptions {
+  env?: Record<string, string | undefined>;
+  /** `--config` path; falls back to HERALD_CONFIG. */
+  configFile?: string;
+  /** Last-word overrides (tests, CLI flags). */
+  overrides?: RawConfig;
+}
+
+const checkHostConfig = Compile(HostConfig);
+
+function readConfigFile(path: string): RawConfig {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    throw new HostConfigError([`cannot read config file ${path}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`]);
+  }
+  try {
+    const parsed: unknown = JSON.parse(text);
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+    return parsed as RawConfig;
+  } catch {
+    throw new HostConfigError([`config file ${path} is not a JSON object`]);
+  }
+}
+
+function isPlainObject(value: unknown): value is RawConfig {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** Shallow merge, except `jwt` whose fields merge one level deeper (env can set just the audience). */
+function merge(base: RawConfig, top: RawConfig): RawConfig {
+  const merged: RawConfig = { ...base, ...top };
+  if (isPlainObject(base.jwt) && isPlainObject(top.jwt)) merged.jwt = { ...base.jwt, ...top.jwt };
+  return merged;
+}
+
+function describeField(field: string, fromEnv: RawConfig): string {
+  const topLevel = field.split('.')[0] ?? field;
+  const envName = ENV_NAMES[field] ?? ENV_NAMES[topLevel];
+  if (envName && (field in fromEnv || topLevel in fromEnv)) return `${envName} (${field})`;
+  return field || '(root)';
+}
+
+/** Checks that the schema cannot express: key sizes, the current key's presence, one JWT key source. */
+function semanticProblems(config: HostConfig): string[] {
+  const problems: string[] = [];
+  if (config.masterKeys) {
+    for (const [id, key] of Object.entries(config.masterKeys.keys)) {
+      if (Buffer.from(key, 'base64').length !== 32) problems.push(`masterKeys.keys.${id}: must be base64 of exactly 32 bytes`);
+    }
+    if (!(config.masterKeys.current in config.masterKeys.keys)) {
+      problems.push(`masterKeys.current: key id "${config.masterKeys.current}" is not among the configured keys`);
+    }
+  }
+  if (config.jwt && !config.jwt.jwksUrl === !config.jwt.publicKeyPem) {
+    problems.push('jwt: set exactly one of jwksUrl (HERALD_JWT_JWKS_URL) or publicKeyPem (HERALD_JWT_PUBLIC_KEY[_FILE])');
+  }
+  if (config.publicBaseUrl && !/^https?:\/\//.test(config.publicBaseUrl)) problems.push('publicBaseUrl: must be an http(s) URL');
+  return problems;
+}
+
+export function loadConfig(options: LoadConfigOptions = {}): HostConfig {
+  const env = options.env ?? process.env;
+  const fromEnv = configFromEnv(env, (path) => readFileSync(path, 'utf8'));
+  const configFile = options.configFile ?? env.HERALD_CONFIG;
+  const fromFile = configFile ? readConfigFile(configFile) : {};
+  const raw = merge(merge(fromFile, fromEnv), options.overrides ?? {});
+  if (raw.mongodbUri === undefined) {
+    throw new HostConfigError(['mongodbUri is required: set HERALD_MONGODB_URI (or MONGODB_URI) or "mongodbUri" in the config file']);
+  }
+  const withDefaults = Value.Default(HostConfig, structuredClone(raw));
+  if (!checkHostConfig.Check(withDefaults)) {
+    const problems = toFieldIssues(checkHostConfig.Errors(withDefaults), '(root)').map(
+      (issue) => `${describeField(issue.field, fromEnv)}: ${issue.message}`,
+    );
+    throw new HostConfigError([...new Set(problems)]);
+  }
+  const config = withDefaults as HostConfig;
+  const problems = semanticProblems(config);
+  if (problems.length > 0) throw new HostConfigError(problems);
+  return config;
+}

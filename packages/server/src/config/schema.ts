@@ -1,0 +1,66 @@
+// The host's configuration as one TypeBox schema: validated at start, documented in docs/server.md.
+import { Type, type Static } from 'typebox';
+
+export const SIGNING_PROFILES = ['standard', 'api-portal'] as const;
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+const OrgHandle = Type.String({ pattern: '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$' });
+const Base64Key = Type.String({ minLength: 44, maxLength: 44, description: 'base64 of exactly 32 bytes' });
+
+export const MasterKeysConfig = Type.Object(
+  {
+    current: Type.String({ minLength: 1, description: 'Id of the key that seals new secrets.' }),
+    keys: Type.Record(Type.String({ pattern: '^[A-Za-z0-9._-]{1,64}$' }), Base64Key, {
+      description: 'Every key that may have sealed a stored secret, by id.',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type MasterKeysConfig = Static<typeof MasterKeysConfig>;
+
+export const JwtConfig = Type.Object(
+  {
+    jwksUrl: Type.Optional(Type.String({ format: 'uri' })),
+    publicKeyPem: Type.Optional(Type.String({ minLength: 1 })),
+    issuer: Type.Optional(Type.String({ minLength: 1 })),
+    audience: Type.Optional(Type.String({ minLength: 1 })),
+    orgClaim: Type.String({ minLength: 1, default: 'org' }),
+    clockToleranceSec: Type.Integer({ minimum: 0, maximum: 300, default: 30 }),
+  },
+  { additionalProperties: false },
+);
+export type JwtConfig = Static<typeof JwtConfig>;
+
+export const EventTypeConfig = Type.Object(
+  {
+    type: Type.String({ pattern: '^[a-z0-9_]+\\.[a-z0-9_]+$' }),
+    sensitive: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
+    dataSchema: Type.Optional(Type.Object({}, { additionalProperties: true })),
+  },
+  { additionalProperties: false },
+);
+
+export const HostConfig = Type.Object(
+  {
+    host: Type.String({ minLength: 1, default: '127.0.0.1' }),
+    port: Type.Integer({ minimum: 0, maximum: 65535, default: 8080 }),
+    publicBaseUrl: Type.Optional(Type.String({ format: 'uri', description: 'Base of absolute Location URLs.' })),
+    mongodbUri: Type.String({ minLength: 1, pattern: '^mongodb(\\+srv)?://' }),
+    mongodbDbName: Type.String({ minLength: 1, default: 'herald' }),
+    org: Type.String({ ...OrgHandle, default: 'default' }),
+    masterKeys: Type.Optional(MasterKeysConfig),
+    signingProfile: Type.Union(SIGNING_PROFILES.map((profile) => Type.Literal(profile)), { default: 'standard' }),
+    jwt: Type.Optional(JwtConfig),
+    readOnly: Type.Boolean({ default: false }),
+    ssrfAllowList: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+    retryScheduleMs: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }), { minItems: 1 })),
+    maxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
+    retentionMs: Type.Optional(Type.Integer({ minimum: 60_000 })),
+    logLevel: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level)), { default: 'info' }),
+    dataDir: Type.String({ minLength: 1, default: './.data' }),
+    drainTimeoutMs: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000 }),
+    eventTypes: Type.Array(EventTypeConfig, { default: [] }),
+  },
+  { additionalProperties: false },
+);
+export type HostConfig = Static<typeof HostConfig>;

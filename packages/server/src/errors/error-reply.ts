@@ -1,0 +1,107 @@
+// The ONE mapping from errors (core's, the server's, Fastify's) to HTTP replies in the spec's
+// ErrorResponse shape (pure). Unknown errors become a 500 that names the request id and nothing else.
+import type { FieldIssue } from '../validation/field-issues.js';
+
+export interface ErrorBody {
+  status: 'error';
+  code: string;
+  message: string;
+  errors?: FieldIssue[];
+}
+
+export interface ErrorReply {
+  statusCode: number;
+  headers: Record<string, string>;
+  body: ErrorBody;
+}
+
+/** Codes of core's and the server's typed errors (ARCHITECTURE "Errors"). */
+const STATUS_BY_CODE: Record<string, number> = {
+  MISSING_REQUIRED_PARAMETER: 400,
+  UNAUTHORIZED: 401,
+  FORBIDDEN: 403,
+  ORG_NOT_FOUND: 404,
+  CONFLICT: 409,
+};
+
+/** Fastify's own request errors, renamed into the API's vocabulary. */
+const FASTIFY_ERRORS: Record<string, { statusCode: number; code: string; message: string; errors?: FieldIssue[] }> = {
+  FST_ERR_CTP_BODY_TOO_LARGE: { statusCode: 413, code: 'PAYLOAD_TOO_LARGE', message: 'Request body is larger than 1 MiB' },
+  FST_ERR_CTP_INVALID_MEDIA_TYPE: {
+    statusCode: 415,
+    code: 'UNSUPPORTED_MEDIA_TYPE',
+    message: 'Request bodies must be JSON (Content-Type: application/json)',
+  },
+  FST_ERR_CTP_EMPTY_JSON_BODY: {
+    statusCode: 400,
+    code: 'MISSING_REQUIRED_PARAMETER',
+    message: 'Request body is empty',
+    errors: [{ field: 'body', message: 'is required' }],
+  },
+  FST_ERR_CTP_INVALID_JSON_BODY: {
+    statusCode: 400,
+    code: 'MISSING_REQUIRED_PARAMETER',
+    message: 'Request body is not valid JSON',
+    errors: [{ field: 'body', message: 'must be valid JSON' }],
+  },
+  FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
+    statusCode: 400,
+    code: 'MISSING_REQUIRED_PARAMETER',
+    message: 'Request body size does not match Content-Length',
+  },
+};
+
+const GENERIC_4XX: Record<number, { code: string; message: string }> = {
+  400: { code: 'MISSING_REQUIRED_PARAMETER', message: 'Malformed request' },
+  404: { code: 'ORG_NOT_FOUND', message: 'Resource not found' },
+  405: { code: 'METHOD_NOT_ALLOWED', message: 'Method not allowed' },
+  413: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body is larger than 1 MiB' },
+  415: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Request bodies must be JSON (Content-Type: application/json)' },
+};
+
+interface ErrorLike {
+  code?: unknown;
+  message?: unknown;
+  errors?: unknown;
+  statusCode?: unknown;
+}
+
+function isFieldIssueList(value: unknown): value is FieldIssue[] {
+  return Array.isArray(value) && value.every((item) => typeof item?.field === 'string' && typeof item?.message === 'string');
+}
+
+export function toErrorReply(error: unknown, requestId: string): ErrorReply {
+  const candidate = (typeof error === 'object' && error !== null ? error : {}) as ErrorLike;
+  const code = typeof candidate.code === 'string' ? candidate.code : undefined;
+
+  const typedStatus = code ? STATUS_BY_CODE[code] : undefined;
+  if (code && typedStatus) {
+    const body: ErrorBody = { status: 'error', code, message: typeof candidate.message === 'string' ? candidate.message : code };
+    if (isFieldIssueList(candidate.errors) && candidate.errors.length > 0) {
+      body.errors = candidate.errors.map(({ field, message }) => ({ field, message }));
+    }
+    const headers: Record<string, string> = typedStatus === 401 ? { 'www-authenticate': 'Bearer realm="herald"' } : {};
+    return { statusCode: typedStatus, headers, body };
+  }
+
+  const fastifyError = code ? FASTIFY_ERRORS[code] : undefined;
+  if (fastifyError) {
+    const { statusCode, ...rest } = fastifyError;
+    return { statusCode, headers: {}, body: { status: 'error', ...rest } };
+  }
+
+  const statusCode = typeof candidate.statusCode === 'number' ? candidate.statusCode : 500;
+  const generic = GENERIC_4XX[statusCode];
+  if (statusCode >= 400 && statusCode < 500) {
+    return {
+      statusCode,
+      headers: {},
+      body: { status: 'error', code: generic?.code ?? 'BAD_REQUEST', message: generic?.message ?? 'Bad request' },
+    };
+  }
+  return {
+    statusCode: 500,
+    headers: {},
+    body: { status: 'error', code: 'INTERNAL_SERVER_ERROR', message: `Internal server error (request id ${requestId})` },
+  };
+}

@@ -1,0 +1,114 @@
+// The imperative shell: connects MongoDB, creates Herald (core), the server's stores and the Fastify
+// app, starts what the mode asks for, and knows how to stop it all in order.
+import { createHerald, type Herald } from '@herald/core';
+import type { FastifyInstance } from 'fastify';
+import { MongoClient } from 'mongodb';
+import type { Logger } from 'pino';
+import { buildApp } from './app.js';
+import { ensureBootstrapToken, type BootstrapResult } from './auth/bootstrap.js';
+import { createJwtVerifier } from './auth/jwt-verifier.js';
+import { createPrincipalDirectory } from './auth/principals.js';
+import { TokenStore } from './auth/token-store.js';
+import type { HostConfig } from './config/schema.js';
+import { createLogger } from './logging/logger.js';
+import { HostMetrics } from './metrics/host-metrics.js';
+import { readQueueStats } from './metrics/queue-stats.js';
+import { ProjectStore } from './projects/project-store.js';
+
+export type HostMode = 'all' | 'api-only' | 'engine-only';
+
+export interface StartHostOptions {
+  mode?: HostMode;
+  logger?: Logger;
+}
+
+export interface RunningHost {
+  app: FastifyInstance;
+  herald: Herald;
+  /** http://host:port actually bound (port 0 resolved). */
+  url: string;
+  /** Present only on the very first start of a fresh instance. */
+  bootstrap?: BootstrapResult;
+  /** Stops accepting requests, drains in-flight deliveries within config.drainTimeoutMs, closes MongoDB. */
+  close(): Promise<void>;
+}
+
+export async function startHost(config: HostConfig, options: StartHostOptions = {}): Promise<RunningHost> {
+  const mode = options.mode ?? 'all';
+  const logger = options.logger ?? createLogger(config.logLevel);
+  const client = new MongoClient(config.mongodbUri, { serverSelectionTimeoutMS: 10_000 });
+  await client.connect();
+  const db = client.db(config.mongodbDbName);
+  try {
+    const tokens = new TokenStore(db);
+    const principals = createPrincipalDirectory(tokens);
+    const projects = new ProjectStore(db, (ids) => principals.existing(ids));
+    await Promise.all([tokens.ensureIndexes(), projects.ensureIndexes()]);
+    const bootstrap = mode === 'engine-only' ? undefined : await ensureBootstrapToken(db, tokens, config.dataDir);
+
+    const herald = await createHerald({
+      mongo: { client, dbName: config.mongodbDbName },
+      masterKeys: config.masterKeys,
+      signingProfile: config.signingProfile,
+      // The config schema admits any JSON object as a data schema; TypeBox infers it as `object`.
+      eventTypes: config.eventTypes.map(({ dataSchema, ...definition }) => ({
+        ...definition,
+        ...(dataSchema ? { dataSchema: dataSchema as Record<string, unknown> } : {}),
+      })),
+      principals,
+      delivery: {
+        ssrfAllowList: config.ssrfAllowList,
+        ...(config.retryScheduleMs ? { retrySchedule: config.retryScheduleMs } : {}),
+        ...(config.maxAttempts ? { maxAttempts: config.maxAttempts } : {}),
+        ...(config.retentionMs ? { retentionMs: config.retentionMs } : {}),
+      },
+      logger: logger.child({ component: 'core' }),
+    });
+    const engineEnabled = mode !== 'api-only';
+    if (engineEnabled) await herald.start();
+
+    const metrics = new HostMetrics();
+    const app = await buildApp(
+      config,
+      {
+        herald,
+        tokens,
+        projects,
+        jwtVerifier: config.jwt ? createJwtVerifier(config.jwt) : undefined,
+        logger,
+        metrics,
+        metricSources: {
+          engine: () => (engineEnabled ? { running: true, ...herald.metrics() } : undefined),
+          queue: () => readQueueStats(db),
+        },
+        readiness: () => herald.health(),
+      },
+      { api: mode !== 'engine-only', engineEnabled },
+    );
+    await app.listen({ host: config.host, port: config.port });
+    const address = app.server.address();
+    const port = typeof address === 'object' && address ? address.port : config.port;
+    const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    logger.info({ url, mode, org: config.org, readOnly: config.readOnly }, 'herald-server listening');
+
+    let closing: Promise<void> | undefined;
+    return {
+      app,
+      herald,
+      url,
+      bootstrap,
+      close() {
+        closing ??= (async () => {
+          await app.close();
+          await herald.stop({ drainTimeoutMs: config.drainTimeoutMs });
+          await client.close();
+          logger.info('herald-server stopped');
+        })();
+        return closing;
+      },
+    };
+  } catch (error) {
+    await client.close().catch(() => undefined);
+    throw error;
+  }
+}

@@ -1,0 +1,72 @@
+// The host's Prometheus series: HTTP requests by route and status (recorded by hooks), delivery
+// figures from the engine (this process) and the queue (MongoDB, cluster-wide).
+import type { FastifyInstance } from 'fastify';
+import { Counter, Histogram, renderMetrics, Sampled } from './prometheus.js';
+import type { QueueStats } from './queue-stats.js';
+
+export interface EngineFigures {
+  running: boolean;
+  inFlight: number;
+  delivered: number;
+  failed: number;
+  retried: number;
+  /** Attempt durations in seconds observed since the last scrape, when the engine reports them. */
+  attemptDurationsSeconds?: number[];
+}
+
+export interface MetricSources {
+  engine(): EngineFigures | undefined;
+  queue(): Promise<QueueStats>;
+}
+
+const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
+const ATTEMPT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+export class HostMetrics {
+  private readonly requests = new Counter('herald_http_requests_total', 'HTTP requests by method, route and status.');
+  private readonly requestDuration = new Histogram('herald_http_request_duration_seconds', 'HTTP request duration by route.', HTTP_BUCKETS);
+  private readonly attemptDuration = new Histogram('herald_delivery_attempt_duration_seconds', 'Delivery attempt latency.', ATTEMPT_BUCKETS);
+
+  /** Adds the hooks that count every request (route template, not raw URL, to bound cardinality). */
+  instrument(app: FastifyInstance): void {
+    app.addHook('onResponse', async (request, reply) => {
+      const route = request.routeOptions.url ?? 'unmatched';
+      this.requests.inc({ method: request.method, route, status: String(reply.statusCode) });
+      this.requestDuration.observe({ route }, reply.elapsedTime / 1000);
+    });
+  }
+
+  async render(sources: MetricSources): Promise<string> {
+    const engine = sources.engine();
+    for (const seconds of engine?.attemptDurationsSeconds ?? []) this.attemptDuration.observe({}, seconds);
+    const queue = await sources.queue();
+    const engineSample = (pick: (figures: EngineFigures) => number) => (engine ? [{ value: pick(engine) }] : []);
+    return renderMetrics([
+      this.requests,
+      this.requestDuration,
+      new Sampled('herald_engine_running', 'Whether this process runs the delivery engine (1/0).', 'gauge', () => [
+        { value: engine?.running ? 1 : 0 },
+      ]),
+      new Sampled('herald_deliveries_in_flight', 'Delivery attempts in flight in this process.', 'gauge', () => engineSample((e) => e.inFlight)),
+      new Sampled('herald_delivery_attempts_total', 'Delivery attempts finished by this process, by outcome.', 'counter', () =>
+        engine
+          ? [
+              { labels: { outcome: 'delivered' }, value: engine.delivered },
+              { labels: { outcome: 'failed' }, value: engine.failed },
+              { labels: { outcome: 'retried' }, value: engine.retried },
+            ]
+          : [],
+      ),
+      this.attemptDuration,
+      new Sampled('herald_deliveries', 'Delivery rows in the database by status (cluster-wide).', 'gauge', () =>
+        Object.entries(queue.byStatus).map(([status, value]) => ({ labels: { status }, value })),
+      ),
+      new Sampled('herald_delivery_queue_depth', 'Due PENDING delivery rows not yet picked up (cluster-wide).', 'gauge', () => [
+        { value: queue.due },
+      ]),
+      new Sampled('herald_delivery_queue_oldest_due_age_seconds', 'Age of the oldest due PENDING delivery row.', 'gauge', () => [
+        { value: queue.oldestDueAgeSeconds },
+      ]),
+    ]);
+  }
+}

@@ -1,0 +1,26 @@
+// Delivery queue figures read from MongoDB at scrape time: they describe the whole cluster (every
+// replica's rows), which per-process engine counters cannot.
+import type { Db } from 'mongodb';
+
+export interface QueueStats {
+  byStatus: Record<'PENDING' | 'IN_FLIGHT' | 'DELIVERED' | 'FAILED', number>;
+  /** Due PENDING rows (nextAttemptAt ≤ now): the backlog the workers have not picked up yet. */
+  due: number;
+  /** Age in seconds of the oldest due PENDING row; 0 when none is due. */
+  oldestDueAgeSeconds: number;
+}
+
+const STATUSES = ['PENDING', 'IN_FLIGHT', 'DELIVERED', 'FAILED'] as const;
+
+export async function readQueueStats(db: Db, collectionPrefix = 'herald_', now = new Date()): Promise<QueueStats> {
+  const deliveries = db.collection<{ status: string; nextAttemptAt?: Date | null }>(`${collectionPrefix}deliveries`);
+  const dueFilter = { status: 'PENDING', nextAttemptAt: { $lte: now } };
+  const [counts, due, oldest] = await Promise.all([
+    Promise.all(STATUSES.map((status) => deliveries.countDocuments({ status }))),
+    deliveries.countDocuments(dueFilter),
+    deliveries.find(dueFilter, { projection: { nextAttemptAt: 1 } }).sort({ nextAttemptAt: 1 }).limit(1).next(),
+  ]);
+  const byStatus = Object.fromEntries(STATUSES.map((status, index) => [status, counts[index] ?? 0])) as QueueStats['byStatus'];
+  const oldestDue = oldest?.nextAttemptAt instanceof Date ? oldest.nextAttemptAt.getTime() : undefined;
+  return { byStatus, due, oldestDueAgeSeconds: oldestDue === undefined ? 0 : Math.max(0, (now.getTime() - oldestDue) / 1000) };
+}

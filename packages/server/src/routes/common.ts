@@ -1,0 +1,48 @@
+// Pieces every API route uses: the error responses it documents, "no query parameters", the core
+// scope of a request and absolute Location URLs.
+import type { FastifyRequest } from 'fastify';
+import { schemas } from '@herald/core';
+import { Type } from 'typebox';
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: 'Malformed input (MISSING_REQUIRED_PARAMETER) with field details',
+  401: 'Missing, invalid or expired access token (UNAUTHORIZED)',
+  403: 'Missing scope, foreign organization or read-only mode (FORBIDDEN)',
+  404: 'Resource not found (ORG_NOT_FOUND)',
+  409: 'Conflicts with an existing resource (CONFLICT)',
+  413: 'Request body larger than 1 MiB (PAYLOAD_TOO_LARGE)',
+  415: 'Request body is not JSON (UNSUPPORTED_MEDIA_TYPE)',
+  500: 'Unexpected server error (INTERNAL_SERVER_ERROR); the message names the request id',
+};
+
+/** Every route can answer 400 (query/path), 401, 403 and 500; callers add what else applies. */
+export function errorResponses(...extra: Array<404 | 409 | 413 | 415>) {
+  const statuses = [400, 401, 403, ...extra, 500];
+  return Object.fromEntries(
+    statuses.map((status) => [status, Type.Object(schemas.ErrorResponse.properties, {
+      additionalProperties: false,
+      description: ERROR_DESCRIPTIONS[status],
+    })]),
+  ) as Record<number, typeof schemas.ErrorResponse>;
+}
+
+/** Body-carrying routes also document the body-level failures. */
+export function bodyErrorResponses(...extra: Array<404 | 409>) {
+  return errorResponses(...extra, 413, 415);
+}
+
+/** Routes without query parameters still reject unknown ones (DECISIONS §3). */
+export const NoQuery = Type.Object({}, { additionalProperties: false });
+
+export const NoContent = Type.Null({ description: 'No content' });
+
+export function coreScope(request: FastifyRequest, orgId: string): { orgId: string; actor: string } {
+  // The auth hook runs before every handler of these plugins and always sets the principal.
+  return { orgId, actor: request.principal!.id };
+}
+
+/** Absolute URL for `Location`: the configured public base URL, else the request's own origin. */
+export function absoluteUrl(request: FastifyRequest, publicBaseUrl: string | undefined, path: string): string {
+  const base = publicBaseUrl ? publicBaseUrl.replace(/\/+$/, '') : `${request.protocol}://${request.host}`;
+  return `${base}${path}`;
+}

@@ -1,0 +1,167 @@
+// Management API under /api/v1 (DECISIONS §2): the instance's single org and its projects. Any other
+// org name — foreign or nonexistent — is answered 403 FORBIDDEN, identically.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import { SCOPES } from '../auth/scopes.js';
+import { ForbiddenError, schemas } from '@herald/core';
+import type { ProjectStore } from '../projects/project-store.js';
+import { Project, ProjectCreateRequest, ProjectParams, ProjectUpdateRequest } from '../projects/schemas.js';
+import { absoluteUrl, bodyErrorResponses, coreScope, errorResponses, NoContent, NoQuery } from './common.js';
+
+export interface ManagementRouteOptions {
+  orgId: string;
+  orgDisplayName: string;
+  projects: ProjectStore;
+  publicBaseUrl?: string;
+  basePath: string;
+}
+
+const Org = Type.Object({ id: Type.String(), displayName: Type.String() }, { additionalProperties: false });
+const OrgList = schemas.PageOf(Org);
+const OrgParams = Type.Object({ org: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false });
+const ProjectList = schemas.PageOf(Project);
+const ORG_TAGS = ['orgs'];
+const PROJECT_TAGS = ['projects'];
+
+export const managementRoutes: FastifyPluginAsyncTypebox<ManagementRouteOptions> = async (app, options) => {
+  const { orgId, projects } = options;
+  const org = { id: orgId, displayName: options.orgDisplayName };
+
+  // Runs after authentication (registered in the parent context first), before bodies are parsed.
+  app.addHook('onRequest', async (request) => {
+    const params = request.params as { org?: string };
+    if (params.org !== undefined && params.org !== orgId) {
+      throw new ForbiddenError('Organization not accessible');
+    }
+  });
+
+  app.get(
+    '/orgs',
+    {
+      config: { authenticated: true },
+      schema: {
+        operationId: 'listOrgs',
+        summary: 'Organizations this instance serves (exactly one)',
+        tags: ORG_TAGS,
+        querystring: schemas.PageQuery,
+        response: { 200: OrgList, ...errorResponses() },
+      },
+    },
+    async (request) => {
+      const { limit = schemas.PAGE_LIMIT_DEFAULT, offset = 0 } = request.query;
+      const list = [org].slice(offset, offset + limit);
+      return { list, count: list.length, pagination: { total: 1, limit, offset } };
+    },
+  );
+
+  app.get(
+    '/orgs/:org',
+    {
+      config: { authenticated: true },
+      schema: {
+        operationId: 'getOrg',
+        summary: 'Get the organization',
+        tags: ORG_TAGS,
+        params: OrgParams,
+        querystring: NoQuery,
+        response: { 200: Org, ...errorResponses() },
+      },
+    },
+    async () => org,
+  );
+
+  app.get(
+    '/orgs/:org/projects',
+    {
+      config: { scope: SCOPES.projectRead },
+      schema: {
+        operationId: 'listProjects',
+        summary: 'List projects (oldest first)',
+        tags: PROJECT_TAGS,
+        params: OrgParams,
+        querystring: schemas.PageQuery,
+        response: { 200: ProjectList, ...errorResponses() },
+      },
+    },
+    async (request) => {
+      const { limit = schemas.PAGE_LIMIT_DEFAULT, offset = 0 } = request.query;
+      return projects.list(orgId, { limit, offset });
+    },
+  );
+
+  app.post(
+    '/orgs/:org/projects',
+    {
+      config: { scope: SCOPES.projectManage, locationHeader: 201 },
+      schema: {
+        operationId: 'createProject',
+        summary: 'Create a project',
+        tags: PROJECT_TAGS,
+        params: OrgParams,
+        querystring: NoQuery,
+        body: ProjectCreateRequest,
+        response: { 201: Project, ...bodyErrorResponses(409) },
+      },
+    },
+    async (request, reply) => {
+      const project = await projects.create(coreScope(request, orgId), request.body);
+      const path = `${options.basePath}/orgs/${encodeURIComponent(orgId)}/projects/${encodeURIComponent(project.id)}`;
+      return reply.code(201).header('location', absoluteUrl(request, options.publicBaseUrl, path)).send(project);
+    },
+  );
+
+  app.get(
+    '/orgs/:org/projects/:project',
+    {
+      config: { scope: SCOPES.projectRead },
+      schema: {
+        operationId: 'getProject',
+        summary: 'Get a project',
+        tags: PROJECT_TAGS,
+        params: ProjectParams,
+        querystring: NoQuery,
+        response: { 200: Project, ...errorResponses(404) },
+      },
+    },
+    async (request) => projects.get(orgId, request.params.project),
+  );
+
+  app.put(
+    '/orgs/:org/projects/:project',
+    {
+      config: { scope: SCOPES.projectManage },
+      schema: {
+        operationId: 'updateProject',
+        summary: 'Update a project (only supplied fields change)',
+        tags: PROJECT_TAGS,
+        params: ProjectParams,
+        querystring: NoQuery,
+        body: ProjectUpdateRequest,
+        response: { 200: Project, ...bodyErrorResponses(404) },
+      },
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) request.body = {};
+      },
+    },
+    async (request) => projects.update(coreScope(request, orgId), request.params.project, request.body),
+  );
+
+  app.delete(
+    '/orgs/:org/projects/:project',
+    {
+      config: { scope: SCOPES.projectManage },
+      schema: {
+        operationId: 'deleteProject',
+        summary: 'Delete a project',
+        tags: PROJECT_TAGS,
+        params: ProjectParams,
+        querystring: NoQuery,
+        response: { 204: NoContent, ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      await projects.delete(orgId, request.params.project);
+      return reply.code(204).send(null);
+    },
+  );
+};

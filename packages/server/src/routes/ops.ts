@@ -1,0 +1,46 @@
+// Liveness, readiness and Prometheus metrics: unauthenticated, outside the versioned APIs.
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { HostMetrics, MetricSources } from '../metrics/host-metrics.js';
+
+export interface Readiness {
+  mongo: boolean;
+  engine: 'running' | 'stopped';
+}
+
+export interface OpsRouteOptions {
+  readiness(): Promise<Readiness>;
+  /** Whether this process is meant to run the engine (then readiness requires it running). */
+  engineEnabled: boolean;
+  metrics: HostMetrics;
+  metricSources: MetricSources;
+}
+
+const ReadyBody = Type.Object(
+  {
+    status: Type.Union([Type.Literal('ready'), Type.Literal('not ready')]),
+    mongo: Type.Boolean(),
+    engine: Type.Union([Type.Literal('running'), Type.Literal('stopped'), Type.Literal('disabled')]),
+  },
+  { additionalProperties: false },
+);
+
+export const opsRoutes: FastifyPluginAsyncTypebox<OpsRouteOptions> = async (app, options) => {
+  app.get(
+    '/healthz',
+    { schema: { hide: true, response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
+    async () => ({ status: 'ok' as const }),
+  );
+
+  app.get('/readyz', { schema: { hide: true, response: { 200: ReadyBody, 503: ReadyBody } } }, async (_request, reply) => {
+    const state = await options.readiness().catch((): Readiness => ({ mongo: false, engine: 'stopped' }));
+    const engine = options.engineEnabled ? state.engine : 'disabled';
+    const ready = state.mongo && (engine === 'running' || engine === 'disabled');
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', mongo: state.mongo, engine });
+  });
+
+  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+    const text = await options.metrics.render(options.metricSources);
+    return reply.type('text/plain; version=0.0.4; charset=utf-8').send(text);
+  });
+};

@@ -1,0 +1,134 @@
+// Spec section B: webhook subscribers under /api/v0.9. Shapes are core's schemas; this file only
+// binds them to HTTP (status codes, Location, scopes).
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { schemas, type Herald } from '@herald/core';
+import { Type } from 'typebox';
+import { SCOPES } from '../auth/scopes.js';
+import { absoluteUrl, bodyErrorResponses, coreScope, errorResponses, NoContent, NoQuery } from './common.js';
+
+export interface WebhookRouteOptions {
+  herald: Herald;
+  orgId: string;
+  publicBaseUrl?: string;
+  /** The prefix this plugin is mounted under, for Location URLs. */
+  basePath: string;
+}
+
+const TAGS = ['webhook-subscribers'];
+/** Path handles follow the id format, so odd characters are a 400 with a field, not a lookup. */
+const SubscriberParams = Type.Object(
+  { subscriberId: Type.String({ pattern: schemas.HANDLE_PATTERN, description: "The subscriber's handle." }) },
+  { additionalProperties: false },
+);
+
+export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> = async (app, options) => {
+  const { herald, orgId } = options;
+  const locationOf = (request: Parameters<typeof absoluteUrl>[0], handle: string) =>
+    absoluteUrl(request, options.publicBaseUrl, `${options.basePath}/webhook-subscribers/${encodeURIComponent(handle)}`);
+
+  app.post(
+    '/webhook-subscribers',
+    {
+      config: { scope: SCOPES.subscriberCreate, locationHeader: 201 },
+      schema: {
+        operationId: 'createWebhookSubscriber',
+        summary: 'Create a webhook subscriber',
+        tags: TAGS,
+        querystring: NoQuery,
+        body: schemas.WebhookSubscriberCreateRequest,
+        response: { 201: schemas.WebhookSubscriberResponse, ...bodyErrorResponses(409) },
+      },
+    },
+    async (request, reply) => {
+      const created = await herald.subscribers.create(coreScope(request, orgId), request.body);
+      return reply.code(201).header('location', locationOf(request, created.id)).send(created);
+    },
+  );
+
+  app.get(
+    '/webhook-subscribers',
+    {
+      config: { scope: SCOPES.subscriberRead },
+      schema: {
+        operationId: 'listWebhookSubscribers',
+        summary: 'List webhook subscribers (oldest first)',
+        tags: TAGS,
+        querystring: schemas.WebhookSubscriberListQuery,
+        response: { 200: schemas.WebhookSubscriberList, ...errorResponses() },
+      },
+    },
+    async (request) => herald.subscribers.list(coreScope(request, orgId), request.query),
+  );
+
+  app.get(
+    '/webhook-subscribers/:subscriberId',
+    {
+      config: { scope: SCOPES.subscriberRead },
+      schema: {
+        operationId: 'getWebhookSubscriber',
+        summary: 'Get a webhook subscriber',
+        tags: TAGS,
+        params: SubscriberParams,
+        querystring: NoQuery,
+        response: { 200: schemas.WebhookSubscriberResponse, ...errorResponses(404) },
+      },
+    },
+    async (request) => herald.subscribers.get(coreScope(request, orgId), request.params.subscriberId),
+  );
+
+  app.put(
+    '/webhook-subscribers/:subscriberId',
+    {
+      config: { scope: SCOPES.subscriberUpdate },
+      schema: {
+        operationId: 'updateWebhookSubscriber',
+        summary: 'Update a webhook subscriber (only supplied fields change)',
+        tags: TAGS,
+        params: SubscriberParams,
+        querystring: NoQuery,
+        body: schemas.WebhookSubscriberUpdateRequest,
+        response: { 200: schemas.WebhookSubscriberResponse, ...bodyErrorResponses(404, 409) },
+      },
+      // The spec makes the update body optional: no body changes nothing.
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) request.body = {};
+      },
+    },
+    async (request) => herald.subscribers.update(coreScope(request, orgId), request.params.subscriberId, request.body),
+  );
+
+  app.delete(
+    '/webhook-subscribers/:subscriberId',
+    {
+      config: { scope: SCOPES.subscriberDelete },
+      schema: {
+        operationId: 'deleteWebhookSubscriber',
+        summary: 'Delete a webhook subscriber',
+        tags: TAGS,
+        params: SubscriberParams,
+        querystring: NoQuery,
+        response: { 204: NoContent, ...errorResponses(404) },
+      },
+    },
+    async (request, reply) => {
+      await herald.subscribers.delete(coreScope(request, orgId), request.params.subscriberId);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.get(
+    '/webhook-subscribers/:subscriberId/deliveries',
+    {
+      config: { scope: SCOPES.subscriberRead },
+      schema: {
+        operationId: 'listWebhookSubscriberDeliveries',
+        summary: "A subscriber's most recent delivery attempts, newest first",
+        tags: TAGS,
+        params: SubscriberParams,
+        querystring: NoQuery,
+        response: { 200: schemas.WebhookSubscriberDeliveryList, ...errorResponses(404) },
+      },
+    },
+    async (request) => ({ list: await herald.subscribers.deliveries(coreScope(request, orgId), request.params.subscriberId) }),
+  );
+};
