@@ -1,0 +1,64 @@
+// The WebhookSubscriber custom resource as the operator sees it (crds/webhooksubscribers.herald.dev.yaml).
+import type { KubernetesObject } from '@kubernetes/client-node';
+
+export const GROUP = 'herald.dev';
+export const VERSION = 'v1alpha1';
+export const PLURAL = 'webhooksubscribers';
+export const KIND = 'WebhookSubscriber';
+export const API_VERSION = `${GROUP}/${VERSION}`;
+/** Set on every CR the operator has seen, so the Herald subscriber is deleted before the CR goes. */
+export const FINALIZER = 'herald.dev/subscriber-cleanup';
+
+export interface SecretKeyReference {
+  name: string;
+  /** Defaulted to "secret" by the CRD. */
+  key?: string;
+}
+
+export interface WebhookSubscriberSpec {
+  handle?: string;
+  displayName?: string;
+  targetUrl: string;
+  events?: string[];
+  enabled?: boolean;
+  timeoutMs?: number;
+  secretRef?: SecretKeyReference;
+}
+
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+export interface Condition {
+  type: string;
+  status: ConditionStatus;
+  observedGeneration?: number;
+  lastTransitionTime: string;
+  reason: string;
+  message: string;
+}
+
+export interface WebhookSubscriberStatus {
+  observedGeneration?: number;
+  handle?: string;
+  hasSecret?: boolean;
+  lastSyncedAt?: string;
+  secretVersion?: string;
+  conditions?: Condition[];
+}
+
+/** A merge patch of the status: null removes a field. */
+export type WebhookSubscriberStatusPatch = { [Field in keyof WebhookSubscriberStatus]: WebhookSubscriberStatus[Field] | null };
+
+export interface WebhookSubscriberResource extends KubernetesObject {
+  spec: WebhookSubscriberSpec;
+  status?: WebhookSubscriberStatus;
+}
+
+/** Queue key of a namespaced object: "<namespace>/<name>". */
+export function objectKey(namespace: string, name: string): string {
+  return `${namespace}/${name}`;
+}
+
+export function splitObjectKey(key: string): { namespace: string; name: string } {
+  const slash = key.indexOf('/');
+  return { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}

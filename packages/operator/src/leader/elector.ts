@@ -1,0 +1,149 @@
+// Leader election loop over a Lease (edge). Decisions come from lease-decision.ts.
+import { ApiException, V1MicroTime, type CoordinationV1Api, type V1Lease } from '@kubernetes/client-node';
+import type { Logger } from 'pino';
+import { describeKubeError as describe } from '../kube/errors.js';
+import { decideLease, releasedRecord, type LeaseRecord } from './lease-decision.js';
+
+export interface LeaderElectorOptions {
+  api: CoordinationV1Api;
+  namespace: string;
+  name: string;
+  identity: string;
+  leaseDurationSeconds: number;
+  /** A leader that could not renew for this long steps down (must be < lease duration). */
+  renewDeadlineSeconds: number;
+  retryPeriodSeconds: number;
+  onStartedLeading: () => void | Promise<void>;
+  onStoppedLeading: () => void | Promise<void>;
+  logger: Logger;
+}
+
+function toRecord(lease: V1Lease | undefined): LeaseRecord | undefined {
+  const spec = lease?.spec;
+  if (!spec) return undefined;
+  return {
+    holderIdentity: spec.holderIdentity,
+    leaseDurationSeconds: spec.leaseDurationSeconds,
+    acquireTime: spec.acquireTime?.toISOString(),
+    renewTime: spec.renewTime?.toISOString(),
+    leaseTransitions: spec.leaseTransitions,
+  };
+}
+
+function toSpec(record: LeaseRecord): V1Lease['spec'] {
+  return {
+    holderIdentity: record.holderIdentity,
+    leaseDurationSeconds: record.leaseDurationSeconds,
+    acquireTime: record.acquireTime ? new V1MicroTime(record.acquireTime) : undefined,
+    renewTime: record.renewTime ? new V1MicroTime(record.renewTime) : undefined,
+    leaseTransitions: record.leaseTransitions,
+  };
+}
+
+export class LeaderElector {
+  private leading = false;
+  private lastRenewedAtMs = 0;
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+
+  constructor(private readonly options: LeaderElectorOptions) {}
+
+  get isLeader(): boolean {
+    return this.leading;
+  }
+
+  start(): void {
+    this.loop = this.run();
+  }
+
+  /** Stops campaigning; a leader steps down and releases the Lease so a standby takes over at once. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.wake?.();
+    await this.loop;
+    if (this.leading) {
+      this.leading = false;
+      await this.options.onStoppedLeading();
+      await this.release();
+    }
+  }
+
+  private async run(): Promise<void> {
+    const { logger } = this.options;
+    while (!this.stopped) {
+      let holdsLease = false;
+      try {
+        holdsLease = await this.tryAcquireOrRenew();
+      } catch (error) {
+        logger.warn({ err: describe(error) }, 'leader election: lease request failed');
+      }
+      if (this.stopped) break;
+      const nowMs = Date.now();
+      if (holdsLease) {
+        this.lastRenewedAtMs = nowMs;
+        if (!this.leading) {
+          this.leading = true;
+          logger.info({ lease: `${this.options.namespace}/${this.options.name}` }, 'leader election: started leading');
+          await this.options.onStartedLeading();
+        }
+      } else if (this.leading && nowMs - this.lastRenewedAtMs > this.options.renewDeadlineSeconds * 1000) {
+        this.leading = false;
+        logger.warn('leader election: lost the lease, stopping');
+        await this.options.onStoppedLeading();
+      }
+      await this.sleep(this.options.retryPeriodSeconds * 1000);
+    }
+  }
+
+  private async tryAcquireOrRenew(): Promise<boolean> {
+    const { api, namespace, name, identity, leaseDurationSeconds } = this.options;
+    let lease: V1Lease | undefined;
+    try {
+      lease = await api.readNamespacedLease({ name, namespace });
+    } catch (error) {
+      if (!(error instanceof ApiException && error.code === 404)) throw error;
+    }
+    const decision = decideLease(toRecord(lease), identity, leaseDurationSeconds, Date.now());
+    try {
+      switch (decision.action) {
+        case 'wait':
+          return false;
+        case 'create':
+          await api.createNamespacedLease({ namespace, body: { metadata: { name, namespace }, spec: toSpec(decision.record) } });
+          return true;
+        case 'renew':
+        case 'takeover':
+          // resourceVersion makes this a compare-and-swap: a concurrent writer gets 409.
+          await api.replaceNamespacedLease({ name, namespace, body: { metadata: { ...lease?.metadata, name, namespace }, spec: toSpec(decision.record) } });
+          return true;
+      }
+    } catch (error) {
+      if (error instanceof ApiException && (error.code === 409 || error.code === 422)) return false;
+      throw error;
+    }
+  }
+
+  private async release(): Promise<void> {
+    const { api, namespace, name, identity, logger } = this.options;
+    try {
+      const lease = await api.readNamespacedLease({ name, namespace });
+      const record = toRecord(lease);
+      if (!record || record.holderIdentity !== identity) return;
+      await api.replaceNamespacedLease({ name, namespace, body: { metadata: lease.metadata, spec: toSpec(releasedRecord(record)) } });
+      logger.info('leader election: released the lease');
+    } catch (error) {
+      logger.warn({ err: describe(error) }, 'leader election: could not release the lease');
+    }
+  }
+
+  private sleep(ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      this.wake = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
+  }
+}

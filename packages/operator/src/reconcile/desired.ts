@@ -1,0 +1,30 @@
+// What Herald should hold for a WebhookSubscriber (pure).
+import { effectiveHandle } from '../crd/handle.js';
+import type { WebhookSubscriberResource } from '../crd/types.js';
+
+export const DEFAULT_TIMEOUT_MS = 5_000;
+export const DEFAULT_SECRET_KEY = 'secret';
+
+export interface DesiredSubscriber {
+  id: string;
+  displayName: string;
+  targetUrl: string;
+  events: string[];
+  enabled: boolean;
+  timeoutMs: number;
+}
+
+export function desiredSubscriber(resource: WebhookSubscriberResource): DesiredSubscriber {
+  const namespace = resource.metadata?.namespace ?? '';
+  const name = resource.metadata?.name ?? '';
+  const spec = resource.spec;
+  return {
+    id: effectiveHandle(namespace, name, spec.handle),
+    displayName: spec.displayName ?? `${namespace}/${name}`,
+    targetUrl: spec.targetUrl,
+    events: spec.events ?? [],
+    // The CRD defaults these; the fallbacks cover objects written before a default existed.
+    enabled: spec.enabled ?? true,
+    timeoutMs: spec.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+  };
+}

@@ -1,0 +1,59 @@
+// Deciding what to do in Herald for one CR (pure): create, update the differing fields, nothing, or
+// refuse because the subscriber belongs to someone else.
+import type { Subscriber, SubscriberRequest } from '../herald/types.js';
+import type { DesiredSubscriber } from './desired.js';
+import type { SecretResolution } from './secret.js';
+
+export type SyncPlan =
+  | { action: 'create'; request: SubscriberRequest }
+  | { action: 'update'; patch: SubscriberRequest; changedFields: string[] }
+  | { action: 'none' }
+  | { action: 'conflict'; createdBy: string };
+
+export interface PlanInput {
+  desired: DesiredSubscriber;
+  /** Only 'none' or 'found' reach planning; missing/invalid secrets stop earlier. */
+  secret: Extract<SecretResolution, { kind: 'none' | 'found' }>;
+  actual: Subscriber | undefined;
+  /** Principal id of the operator's API token, compared with `createdBy`. */
+  operatorPrincipal: string;
+  /** status.secretVersion: the Secret version last pushed to Herald. */
+  pushedSecretVersion: string | undefined;
+  /** The CR carries the adopt annotation: take over a subscriber someone else created. */
+  adoptForeign: boolean;
+}
+
+function sameEvents(a: readonly string[], b: readonly string[]): boolean {
+  const left = [...new Set(a)].sort();
+  const right = [...new Set(b)].sort();
+  return left.length === right.length && left.every((value, index) => value === right[index]);
+}
+
+/** Fields of `actual` that differ from `desired`, as a partial update (PUT changes only what it is given). */
+export function diffSubscriber(desired: DesiredSubscriber, actual: Subscriber): SubscriberRequest {
+  const patch: SubscriberRequest = {};
+  if (actual.displayName !== desired.displayName) patch.displayName = desired.displayName;
+  if (actual.targetUrl !== desired.targetUrl) patch.targetUrl = desired.targetUrl;
+  if (!sameEvents(actual.events, desired.events)) patch.events = desired.events;
+  if (actual.enabled !== desired.enabled) patch.enabled = desired.enabled;
+  if (actual.timeoutMs !== desired.timeoutMs) patch.timeoutMs = desired.timeoutMs;
+  return patch;
+}
+
+export function planSync(input: PlanInput): SyncPlan {
+  const { desired, secret, actual } = input;
+  if (!actual) {
+    const request: SubscriberRequest = { ...desired };
+    if (secret.kind === 'found') request.secret = secret.value;
+    return { action: 'create', request };
+  }
+  if (actual.createdBy !== input.operatorPrincipal && !input.adoptForeign) return { action: 'conflict', createdBy: actual.createdBy };
+  const patch = diffSubscriber(desired, actual);
+  if (secret.kind === 'found' && (secret.version !== input.pushedSecretVersion || !actual.hasSecret)) {
+    patch.secret = secret.value;
+  } else if (secret.kind === 'none' && actual.hasSecret) {
+    patch.secret = '';
+  }
+  const changedFields = Object.keys(patch);
+  return changedFields.length === 0 ? { action: 'none' } : { action: 'update', patch, changedFields };
+}

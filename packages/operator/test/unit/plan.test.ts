@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import type { Subscriber } from '../../src/herald/types.js';
+import { desiredSubscriber } from '../../src/reconcile/desired.js';
+import { diffSubscriber, planSync } from '../../src/reconcile/plan.js';
+import type { WebhookSubscriberResource } from '../../src/crd/types.js';
+
+const resource: WebhookSubscriberResource = {
+  apiVersion: 'herald.dev/v1alpha1',
+  kind: 'WebhookSubscriber',
+  metadata: { namespace: 'shop', name: 'orders', generation: 3 },
+  spec: { targetUrl: 'https://example.com/hook', events: ['order.*'], timeoutMs: 2000 },
+};
+const desired = desiredSubscriber(resource);
+const ours = 'tok_operator';
+
+function actual(overrides: Partial<Subscriber> = {}): Subscriber {
+  return { id: 'shop.orders', displayName: 'shop/orders', targetUrl: 'https://example.com/hook', enabled: true, events: ['order.*'], timeoutMs: 2000, hasSecret: false, createdBy: ours, ...overrides };
+}
+
+describe('desiredSubscriber', () => {
+  it('fills defaults from namespace and name', () => {
+    expect(desired).toEqual({ id: 'shop.orders', displayName: 'shop/orders', targetUrl: 'https://example.com/hook', events: ['order.*'], enabled: true, timeoutMs: 2000 });
+  });
+});
+
+describe('planSync', () => {
+  const base = { desired, operatorPrincipal: ours, pushedSecretVersion: undefined, adoptForeign: false } as const;
+
+  it('creates a missing subscriber with its secret', () => {
+    const plan = planSync({ ...base, secret: { kind: 'found', value: 's'.repeat(20), version: 'u/1' }, actual: undefined });
+    expect(plan).toEqual({ action: 'create', request: { ...desired, secret: 's'.repeat(20) } });
+  });
+
+  it('does nothing when Herald matches (event order does not matter)', () => {
+    const plan = planSync({ ...base, desired: { ...desired, events: ['b.x', 'a.*'] }, secret: { kind: 'none' }, actual: actual({ events: ['a.*', 'b.x'] }) });
+    expect(plan).toEqual({ action: 'none' });
+  });
+
+  it('updates only the fields that drifted', () => {
+    const plan = planSync({ ...base, secret: { kind: 'none' }, actual: actual({ targetUrl: 'https://evil.example/', enabled: false }) });
+    expect(plan).toEqual({ action: 'update', patch: { targetUrl: 'https://example.com/hook', enabled: true }, changedFields: ['targetUrl', 'enabled'] });
+  });
+
+  it('pushes the secret again when the Secret changed or Herald lost it, not otherwise', () => {
+    const secret = { kind: 'found', value: 'n'.repeat(20), version: 'u/2' } as const;
+    expect(planSync({ ...base, secret, pushedSecretVersion: 'u/1', actual: actual({ hasSecret: true }) })).toMatchObject({ action: 'update', patch: { secret: 'n'.repeat(20) } });
+    expect(planSync({ ...base, secret, pushedSecretVersion: 'u/2', actual: actual({ hasSecret: false }) })).toMatchObject({ action: 'update', changedFields: ['secret'] });
+    expect(planSync({ ...base, secret, pushedSecretVersion: 'u/2', actual: actual({ hasSecret: true }) })).toEqual({ action: 'none' });
+  });
+
+  it('removes a secret set through the API when the CR has no secretRef', () => {
+    expect(planSync({ ...base, secret: { kind: 'none' }, actual: actual({ hasSecret: true }) })).toEqual({ action: 'update', patch: { secret: '' }, changedFields: ['secret'] });
+  });
+
+  it('refuses to touch a subscriber created by someone else unless adopted', () => {
+    expect(planSync({ ...base, secret: { kind: 'none' }, actual: actual({ createdBy: 'tok_human', targetUrl: 'https://other/' }) })).toEqual({ action: 'conflict', createdBy: 'tok_human' });
+    expect(planSync({ ...base, adoptForeign: true, secret: { kind: 'none' }, actual: actual({ createdBy: 'tok_human', targetUrl: 'https://other/' }) })).toMatchObject({ action: 'update' });
+  });
+});
+
+describe('diffSubscriber', () => {
+  it('is empty for an identical subscriber', () => {
+    expect(diffSubscriber(desired, actual())).toEqual({});
+  });
+});

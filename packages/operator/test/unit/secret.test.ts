@@ -1,0 +1,31 @@
+import { describe, expect, it } from 'vitest';
+import type { WebhookSubscriberResource } from '../../src/crd/types.js';
+import { resolveSecret } from '../../src/reconcile/secret.js';
+
+const withRef: WebhookSubscriberResource = { metadata: { namespace: 'ns', name: 'hook' }, spec: { targetUrl: 'https://x/', secretRef: { name: 'hook-secret' } } };
+const secretValue = 'a-very-secret-value-123';
+const secret = { metadata: { name: 'hook-secret', namespace: 'ns', uid: 'uid-1', resourceVersion: '42' }, data: { secret: Buffer.from(secretValue).toString('base64') } };
+
+describe('resolveSecret', () => {
+  it('needs nothing without a secretRef', () => {
+    expect(resolveSecret({ ...withRef, spec: { targetUrl: 'https://x/' } }, undefined)).toEqual({ kind: 'none' });
+  });
+
+  it('decodes the default key and versions it by uid/resourceVersion', () => {
+    expect(resolveSecret(withRef, secret)).toEqual({ kind: 'found', value: secretValue, version: 'uid-1/42' });
+  });
+
+  it('reports a missing Secret or key without any value', () => {
+    expect(resolveSecret(withRef, undefined)).toEqual({ kind: 'missing', message: 'Secret ns/hook-secret not found' });
+    const other = resolveSecret({ ...withRef, spec: { ...withRef.spec, secretRef: { name: 'hook-secret', key: 'token' } } }, secret);
+    expect(other).toEqual({ kind: 'missing', message: 'Secret ns/hook-secret has no key "token"' });
+  });
+
+  it('rejects a value of the wrong length and never echoes it', () => {
+    const short = { ...secret, data: { secret: Buffer.from('short').toString('base64') } };
+    const result = resolveSecret(withRef, short);
+    expect(result.kind).toBe('invalid');
+    expect(JSON.stringify(result)).not.toContain('short"');
+    expect(result).toMatchObject({ message: expect.stringContaining('has 5') });
+  });
+});

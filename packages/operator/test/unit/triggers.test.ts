@@ -1,0 +1,29 @@
+import { describe, expect, it } from 'vitest';
+import { fingerprint, needsReconcile, subscribersUsingSecret } from '../../src/controller/triggers.js';
+import { FINALIZER, type WebhookSubscriberResource } from '../../src/crd/types.js';
+
+const base: WebhookSubscriberResource = { metadata: { namespace: 'ns', name: 'a', generation: 1 }, spec: { targetUrl: 'https://x/', secretRef: { name: 's1' } } };
+
+describe('needsReconcile', () => {
+  it('reconciles new objects and spec changes but not status-only updates', () => {
+    const before = fingerprint(base, FINALIZER);
+    expect(needsReconcile(undefined, before)).toBe(true);
+    expect(needsReconcile(before, fingerprint({ ...base, status: { observedGeneration: 1 } }, FINALIZER))).toBe(false);
+    expect(needsReconcile(before, fingerprint({ ...base, metadata: { ...base.metadata, generation: 2 } }, FINALIZER))).toBe(true);
+  });
+
+  it('reconciles deletion, a removed finalizer and the adopt annotation', () => {
+    const withFinalizer = fingerprint({ ...base, metadata: { ...base.metadata, finalizers: [FINALIZER] } }, FINALIZER);
+    expect(needsReconcile(withFinalizer, fingerprint(base, FINALIZER))).toBe(true);
+    expect(needsReconcile(withFinalizer, fingerprint({ ...base, metadata: { ...base.metadata, finalizers: [FINALIZER], deletionTimestamp: new Date() } }, FINALIZER))).toBe(true);
+    expect(needsReconcile(fingerprint(base, FINALIZER), fingerprint({ ...base, metadata: { ...base.metadata, annotations: { 'herald.dev/adopt': 'true' } } }, FINALIZER))).toBe(true);
+  });
+});
+
+describe('subscribersUsingSecret', () => {
+  it('maps a Secret to the CRs of its namespace that reference it', () => {
+    const other: WebhookSubscriberResource = { metadata: { namespace: 'ns', name: 'b' }, spec: { targetUrl: 'https://x/', secretRef: { name: 's2' } } };
+    const elsewhere: WebhookSubscriberResource = { metadata: { namespace: 'other', name: 'c' }, spec: { targetUrl: 'https://x/', secretRef: { name: 's1' } } };
+    expect(subscribersUsingSecret([base, other, elsewhere], { metadata: { namespace: 'ns', name: 's1' } })).toEqual(['ns/a']);
+  });
+});
