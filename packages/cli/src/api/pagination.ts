@@ -1,0 +1,64 @@
+// --paginate and --slurp over this API's collections: `{list, count, pagination: {total, limit, offset}}`,
+// or an RFC 8288/5988 `Link: <…>; rel="next"` header when a server sends one. Pure.
+
+/** The URL of rel="next" in a Link header, if any. */
+export function nextLinkFromHeader(linkHeader: string | undefined): string | undefined {
+  if (!linkHeader) return undefined;
+  for (const part of linkHeader.split(/,(?=\s*<)/)) {
+    const match = /^\s*<([^>]*)>(.*)$/.exec(part);
+    if (!match) continue;
+    const rel = /;\s*rel\s*=\s*(?:"([^"]*)"|([^;\s]+))/i.exec(match[2] as string);
+    const relations = (rel?.[1] ?? rel?.[2] ?? '').toLowerCase().split(/\s+/);
+    if (relations.includes('next')) return match[1];
+  }
+  return undefined;
+}
+
+interface PageShape {
+  readonly list: readonly unknown[];
+  readonly pagination: { readonly total: number; readonly limit: number; readonly offset: number };
+}
+
+function isPage(value: unknown): value is PageShape {
+  if (typeof value !== 'object' || value === null) return false;
+  const candidate = value as Record<string, unknown>;
+  const pagination = candidate.pagination as Record<string, unknown> | undefined;
+  return (
+    Array.isArray(candidate.list) &&
+    typeof pagination === 'object' &&
+    pagination !== null &&
+    typeof pagination.total === 'number' &&
+    typeof pagination.limit === 'number' &&
+    typeof pagination.offset === 'number'
+  );
+}
+
+export function parseJsonOrUndefined(bytes: Uint8Array): unknown {
+  try {
+    return JSON.parse(Buffer.from(bytes).toString('utf8')) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The next page's URL, or undefined on the last page. */
+export function nextPageUrl(currentUrl: URL, body: unknown, linkHeader: string | undefined): URL | undefined {
+  const linked = nextLinkFromHeader(linkHeader);
+  if (linked !== undefined) return new URL(linked, currentUrl);
+  if (!isPage(body)) return undefined;
+  const { list, pagination } = body;
+  const nextOffset = pagination.offset + list.length;
+  if (list.length === 0 || nextOffset >= pagination.total) return undefined;
+  const next = new URL(currentUrl.href);
+  next.searchParams.set('offset', String(nextOffset));
+  return next;
+}
+
+/** Items a page contributes to --slurp: its `list`, an array's elements, or the value itself. */
+export function pageItems(body: unknown): unknown[] {
+  if (Array.isArray(body)) return body;
+  if (typeof body === 'object' && body !== null && Array.isArray((body as { list?: unknown }).list)) {
+    return (body as { list: unknown[] }).list;
+  }
+  return [body];
+}

@@ -1,0 +1,224 @@
+// `herald api <endpoint>`: spec area A. Must stay light: no Ink, no React on this path.
+import { booleanFlag, listFlag, parseArgs, stringFlag, type FlagSpec, type ParsedArgs } from '../args/parse.js';
+import { helpFlag, orgFlag, renderHelp, usageHint, type CommandHelp } from '../args/help.js';
+import { CliError, ExitCode, usageError } from '../errors.js';
+import { classifyTypedValue, splitKeyValue, type TypedField } from '../api/fields.js';
+import { assertKnownPlaceholders, fillPlaceholders, resolvePlaceholderValues, usedPlaceholders } from '../api/placeholders.js';
+import { resolveEndpointUrl } from '../api/endpoint.js';
+import { planRequest, redactHeader, renderCurl, type RequestPlan } from '../api/request.js';
+import { nextPageUrl, pageItems, parseJsonOrUndefined } from '../api/pagination.js';
+import { requireToken } from '../config/instance.js';
+import { findLinkFile } from '../config/store.js';
+import { activeInstance, knownSecrets, openConfigStore, userAgent } from '../context.js';
+import { headerValue, sendHttpRequest, type HttpResponse } from '../http/send.js';
+import { readFileOrStdin, writeOut } from '../io.js';
+
+const flags: readonly FlagSpec[] = [
+  { name: 'method', short: 'X', kind: 'string', valueName: 'method', description: 'HTTP method (default GET, or POST when fields or --input are given)' },
+  { name: 'raw-field', short: 'f', kind: 'repeatable', valueName: 'key=value', description: 'Add a string parameter' },
+  { name: 'field', short: 'F', kind: 'repeatable', valueName: 'key=value', description: 'Add a typed parameter: true/false, integers, null, @file (@- = stdin), else string' },
+  { name: 'header', short: 'H', kind: 'repeatable', valueName: 'name:value', description: 'Add a request header' },
+  { name: 'input', kind: 'string', valueName: 'file', description: 'Send the file as the raw request body ("-" = stdin)' },
+  { name: 'include', short: 'i', kind: 'boolean', description: 'Print the response status line and headers before the body' },
+  { name: 'project', kind: 'string', valueName: 'project', description: 'Fill {project}; overrides the linked project' },
+  orgFlag,
+  { name: 'paginate', kind: 'boolean', description: 'Fetch every page (limit/offset or Link rel="next") and print each' },
+  { name: 'slurp', kind: 'boolean', description: 'With --paginate: merge the pages\' items into one JSON array' },
+  { name: 'jq', short: 'q', kind: 'string', valueName: 'expression', description: 'Filter the JSON response with jq (strings print raw)' },
+  { name: 'silent', kind: 'boolean', description: 'Do not print the response body' },
+  { name: 'verbose', kind: 'boolean', description: 'Print request and response headers on stderr (token redacted)' },
+  { name: 'dry-run', kind: 'boolean', description: 'Print the request as a curl command (token redacted) and send nothing' },
+  helpFlag,
+];
+
+export const apiHelp: CommandHelp = {
+  usage: 'herald api <endpoint> [flags]',
+  summary: 'Send an authenticated HTTP request to the Herald API and print the response.',
+  description: [
+    'The endpoint is resolved against the instance\'s API base: "/orgs", "orgs" and "/api/v1/orgs"',
+    'are the same. Paths starting with /api/v<version>/ (e.g. /api/v0.9/webhook-subscribers) use that',
+    'version. A full URL must point at the current instance.',
+    '',
+    'Placeholders {org} and {project} are filled from --org/--project, then the directory\'s link',
+    '(herald link), then the config key current_org. Any other {placeholder} is an error.',
+    '',
+    'Fields become the query string for GET and a JSON body for other methods. The body is printed',
+    'exactly as received. On HTTP status 400 or above the body is still printed, "herald: HTTP <status>"',
+    'goes to stderr and the exit code is 1.',
+  ].join('\n'),
+  flags,
+  examples: [
+    'herald api /orgs',
+    'herald api /orgs/{org}/projects --jq \'.list[].id\'',
+    'herald api -X POST /orgs/{org}/projects -f name=billing -F public=false',
+    'herald api /api/v0.9/webhook-subscribers -F limit=50 --paginate --slurp',
+    'herald api -X PUT /api/v0.9/webhook-subscribers/billing --input subscriber.json',
+    'herald api -i /orgs/{org} -H \'Accept: application/json\'',
+    'echo \'{"enabled":false}\' | herald api -X PUT /api/v0.9/webhook-subscribers/billing --input -',
+  ],
+};
+
+const hint = usageHint('herald api');
+
+interface FieldArgument {
+  readonly key: string;
+  readonly valueText: string;
+  readonly typed: boolean;
+}
+
+/** -f and -F in command-line order (their order decides nested arrays and duplicate keys). */
+function fieldArguments(argv: readonly string[], args: ParsedArgs): FieldArgument[] {
+  const raw = [...listFlag(args, 'raw-field')];
+  const typed = [...listFlag(args, 'field')];
+  const ordered: FieldArgument[] = [];
+  for (let index = 0; index < argv.length; index++) {
+    const arg = argv[index] as string;
+    const kind = /^(-f|--raw-field)(=|$)|^-f./.test(arg) ? 'raw' : /^(-F|--field)(=|$)|^-F./.test(arg) ? 'typed' : undefined;
+    if (arg === '--') break;
+    if (!kind) continue;
+    const text = kind === 'raw' ? raw.shift() : typed.shift();
+    if (text === undefined) continue;
+    const { key, value } = splitKeyValue(text, kind === 'raw' ? '-f/--raw-field' : '-F/--field');
+    ordered.push({ key, valueText: value, typed: kind === 'typed' });
+  }
+  return ordered;
+}
+
+async function readFields(fieldArgs: readonly FieldArgument[]): Promise<TypedField[]> {
+  const fields: TypedField[] = [];
+  for (const field of fieldArgs) {
+    if (!field.typed) {
+      fields.push({ key: field.key, value: field.valueText });
+      continue;
+    }
+    const source = classifyTypedValue(field.valueText);
+    const value = source.kind === 'literal' ? source.value : (await readFileOrStdin(source.path, `field "${field.key}"`)).toString('utf8');
+    fields.push({ key: field.key, value });
+  }
+  return fields;
+}
+
+function statusLine(response: HttpResponse): string {
+  return `HTTP/${response.httpVersion} ${response.statusCode} ${response.statusMessage}`.trimEnd();
+}
+
+function writeVerbose(plan: RequestPlan, response: HttpResponse | undefined, secrets: readonly string[]): void {
+  const lines: string[] = [];
+  if (!response) {
+    lines.push(`> ${plan.method} ${plan.url.pathname}${plan.url.search} HTTP/1.1`, `> Host: ${plan.url.host}`);
+    for (const header of plan.headers) lines.push(`> ${redactHeader(header, secrets).join(': ')}`);
+    if (plan.body) lines.push(`> Content-Length: ${plan.body.bytes.byteLength}`);
+    lines.push('>');
+  } else {
+    lines.push(`< ${statusLine(response)}`);
+    for (const header of response.headers) lines.push(`< ${redactHeader(header, secrets).join(': ')}`);
+    lines.push('<');
+  }
+  process.stderr.write(`${lines.join('\n')}\n`);
+}
+
+function includeBlock(response: HttpResponse): string {
+  const headerLines = response.headers.map(([name, value]) => `${name}: ${value}`);
+  return `${[statusLine(response), ...headerLines].join('\n')}\n\n`;
+}
+
+export async function runApiCommand(argv: readonly string[]): Promise<number> {
+  const args = parseArgs(argv, flags, hint);
+  if (booleanFlag(args, 'help')) {
+    await writeOut(renderHelp(apiHelp));
+    return ExitCode.ok;
+  }
+  if (args.positionals.length !== 1) {
+    throw usageError('MISSING_ENDPOINT', args.positionals.length === 0 ? 'missing <endpoint> argument' : `expected one endpoint, got ${args.positionals.length}: ${args.positionals.join(' ')}`, hint);
+  }
+  const endpoint = args.positionals[0] as string;
+  assertKnownPlaceholders(endpoint); // rule 2: fails before anything else is looked at
+
+  const fieldArgs = fieldArguments(argv, args);
+  const paginate = booleanFlag(args, 'paginate');
+  const slurp = booleanFlag(args, 'slurp');
+  const jqFilter = stringFlag(args, 'jq');
+  const inputPath = stringFlag(args, 'input');
+  if (slurp && !paginate) throw usageError('SLURP_WITHOUT_PAGINATE', '--slurp requires --paginate', hint);
+  // --paginate implies GET: fields go to the query; a body or another method makes no sense.
+  const method = stringFlag(args, 'method');
+  if (paginate && ((method !== undefined && method.toUpperCase() !== 'GET') || inputPath !== undefined)) {
+    throw usageError('PAGINATE_NOT_GET', '--paginate works only with GET requests (no -X other than GET, no --input)', hint);
+  }
+
+  const store = openConfigStore();
+  const config = store.readConfig();
+  const placeholders = usedPlaceholders(endpoint);
+  const link = placeholders.size > 0 ? findLinkFile(process.cwd()) : undefined;
+  const filled = fillPlaceholders(
+    endpoint,
+    resolvePlaceholderValues({ org: stringFlag(args, 'org'), project: stringFlag(args, 'project') }, link ?? {}, config.current_org),
+  );
+
+  const instance = activeInstance(store);
+  const headerArgs = listFlag(args, 'header');
+  const userGivesAuthorization = headerArgs.some((header) => /^\s*authorization\s*:/i.test(header));
+  const token = userGivesAuthorization ? undefined : requireToken(instance);
+  const secrets = knownSecrets(instance);
+  const url = resolveEndpointUrl(instance.url, filled);
+
+  const fields = await readFields(fieldArgs);
+  const input = inputPath === undefined ? undefined : { bytes: await readFileOrStdin(inputPath, '--input'), path: inputPath };
+  const explicitMethod = method ?? (paginate ? 'GET' : undefined);
+  const firstPlan = planRequest({ url, explicitMethod, fields, headerArgs, input, token, userAgent });
+
+  if (booleanFlag(args, 'dry-run')) {
+    await writeOut(`${renderCurl(firstPlan, secrets)}\n`);
+    return ExitCode.ok;
+  }
+
+  const verbose = booleanFlag(args, 'verbose');
+  const include = booleanFlag(args, 'include');
+  const silent = booleanFlag(args, 'silent');
+  const slurped: unknown[] = [];
+  let plan: RequestPlan | undefined = firstPlan;
+  const maxPages = 10_000; // a server that never reports the end must not loop forever
+
+  for (let page = 0; plan && page < maxPages; page++) {
+    if (verbose) writeVerbose(plan, undefined, secrets);
+    const response = await sendHttpRequest({ method: plan.method, url: plan.url, headers: plan.headers, body: plan.body?.bytes });
+    if (verbose) writeVerbose(plan, response, secrets);
+    if (include) await writeOut(includeBlock(response));
+
+    if (response.statusCode >= 400) {
+      // Rule 8: the body as received, the status on stderr, a non-zero exit.
+      if (!silent) await writeOut(response.body);
+      process.stderr.write(`herald: HTTP ${response.statusCode}\n`);
+      return ExitCode.failed;
+    }
+
+    const parsed = paginate ? parseJsonOrUndefined(response.body) : undefined;
+    if (slurp) {
+      if (parsed === undefined) throw new CliError('NOT_JSON', '--slurp: a page is not JSON', ExitCode.failed);
+      slurped.push(...pageItems(parsed));
+    } else if (jqFilter !== undefined) {
+      const output = await (await import('../api/jq.js')).runJq(response.body.toString('utf8'), jqFilter);
+      if (!silent) await writeOut(output);
+    } else if (!silent) {
+      await writeOut(response.body); // rule 7: bytes unchanged
+    }
+
+    if (!paginate) break;
+    const next = nextPageUrl(plan.url, parsed, headerValue(response.headers, 'link'));
+    if (next && next.origin !== firstPlan.url.origin) {
+      throw new CliError('FOREIGN_HOST', `next page ${next.origin} is not the current instance; stopping`, ExitCode.failed);
+    }
+    plan = next ? { ...plan, url: next } : undefined;
+  }
+
+  if (slurp) {
+    const merged = JSON.stringify(slurped);
+    if (jqFilter !== undefined) {
+      const output = await (await import('../api/jq.js')).runJq(merged, jqFilter);
+      if (!silent) await writeOut(output);
+    } else if (!silent) {
+      await writeOut(`${merged}\n`);
+    }
+  }
+  return ExitCode.ok;
+}

@@ -1,0 +1,28 @@
+// Terminal rendering with Ink; loaded only on a TTY by ../output.ts.
+import { render } from 'ink';
+import type { View } from '../output.js';
+import { paginationSummary, recordRows, tableRows } from './cells.js';
+import { Record, Spinner, Table } from './components.js';
+
+export async function renderView(data: unknown, view: View, stdout: NodeJS.WriteStream = process.stdout): Promise<void> {
+  const element =
+    view.kind === 'table' ? (
+      <Table headers={view.columns.map((column) => column.header)} rows={tableRows(data, view.columns)} footer={paginationSummary(data)} />
+    ) : (
+      <Record rows={recordRows(data)} />
+    );
+  const instance = render(element, { stdout, patchConsole: false, exitOnCtrlC: false });
+  instance.unmount();
+  await instance.waitUntilExit();
+}
+
+/** The spinner draws on stderr so stdout carries only the result. */
+export async function withSpinner<T>(label: string, work: () => Promise<T>): Promise<T> {
+  const instance = render(<Spinner label={label} />, { stdout: process.stderr, patchConsole: false, exitOnCtrlC: false });
+  try {
+    return await work();
+  } finally {
+    instance.clear();
+    instance.unmount();
+  }
+}

@@ -1,0 +1,37 @@
+// `herald webhooks …`: subscribers, deliveries, events, verify.
+import { helpFlag, renderHelp, type CommandHelp } from '../args/help.js';
+import { runSubcommand } from '../args/subcommands.js';
+
+export const webhooksHelp: CommandHelp = {
+  usage: 'herald webhooks <command>',
+  summary: 'Manage webhook subscribers and read deliveries and events.',
+  description: 'On a terminal results are tables; with --json, or when output is piped, they are JSON.',
+  flags: [helpFlag],
+  subcommands: [
+    ['subscribers', 'List, show, create, update and delete subscribers'],
+    ['deliveries', 'Recent delivery attempts of one subscriber'],
+    ['events', 'List and show recorded events'],
+    ['verify', 'Check the signature of a saved delivery'],
+  ],
+  examples: [
+    'herald webhooks subscribers list',
+    'herald webhooks subscribers create --name Billing --url https://billing.example.com/hooks --event "apikey.*"',
+    'herald webhooks deliveries billing',
+    'herald webhooks events list --status FAILED',
+    'herald webhooks verify --body body.json --headers headers.txt --secret-file secret.txt',
+  ],
+};
+
+export function runWebhooks(argv: readonly string[]): Promise<number> {
+  return runSubcommand(
+    'herald webhooks',
+    argv,
+    {
+      subscribers: async (rest) => (await import('./subscribers.js')).runSubscribers(rest),
+      deliveries: async (rest) => (await import('./subscribers.js')).runDeliveries(rest),
+      events: async (rest) => (await import('./events.js')).runEvents(rest),
+      verify: async (rest) => (await import('./verify.js')).runVerify(rest),
+    },
+    renderHelp(webhooksHelp),
+  );
+}

@@ -1,0 +1,60 @@
+// Flags of `subscribers create|update` → a WebhookSubscriberRequest body (spec B). Pure.
+import { usageError } from '../errors.js';
+
+export interface SubscriberFlags {
+  readonly id?: string | undefined;
+  readonly name?: string | undefined;
+  readonly url?: string | undefined;
+  readonly events: readonly string[];
+  readonly enabled?: string | undefined;
+  readonly timeoutMs?: string | undefined;
+  readonly secret?: string | undefined;
+}
+
+export type SubscriberRequest = Record<string, string | boolean | number | string[]>;
+
+function parseEnabled(text: string): boolean {
+  if (text === 'true') return true;
+  if (text === 'false') return false;
+  throw usageError('INVALID_FLAG_VALUE', `--enabled must be true or false, got "${text}"`);
+}
+
+function parseTimeout(text: string): number {
+  if (!/^\d+$/.test(text)) throw usageError('INVALID_FLAG_VALUE', `--timeout-ms must be a whole number of milliseconds, got "${text}"`);
+  return Number(text);
+}
+
+/** Only the fields given end up in the body: on update, omitted fields keep their stored values. */
+export function subscriberRequestFromFlags(flags: SubscriberFlags, base: Readonly<Record<string, unknown>> = {}): Record<string, unknown> {
+  const body: Record<string, unknown> = { ...base };
+  if (flags.id !== undefined) body.id = flags.id;
+  if (flags.name !== undefined) body.displayName = flags.name;
+  if (flags.url !== undefined) body.targetUrl = flags.url;
+  if (flags.events.length > 0) body.events = flags.events.flatMap((entry) => entry.split(',')).map((entry) => entry.trim()).filter(Boolean);
+  if (flags.enabled !== undefined) body.enabled = parseEnabled(flags.enabled);
+  if (flags.timeoutMs !== undefined) body.timeoutMs = parseTimeout(flags.timeoutMs);
+  if (flags.secret !== undefined) body.secret = flags.secret;
+  return body;
+}
+
+export const eventStatuses = ['PENDING', 'DISPATCHED', 'ALL_DELIVERED', 'FAILED'] as const;
+
+export function parseEventStatus(text: string): string {
+  const status = text.toUpperCase();
+  if (!(eventStatuses as readonly string[]).includes(status)) {
+    throw usageError('INVALID_FLAG_VALUE', `--status must be one of ${eventStatuses.join(', ')}, got "${text}"`);
+  }
+  return status;
+}
+
+export function parsePageNumber(text: string | undefined, flag: string): string | undefined {
+  if (text === undefined) return undefined;
+  if (!/^\d+$/.test(text)) throw usageError('INVALID_FLAG_VALUE', `${flag} must be a non-negative integer, got "${text}"`);
+  return text;
+}
+
+/** Path segment for a subscriber handle or event id, so `a/b` cannot reach another resource. */
+export function resourcePath(collection: string, id: string, suffix = ''): string {
+  if (id.trim() === '') throw usageError('MISSING_ARGUMENT', 'the id is empty');
+  return `/api/v0.9/${collection}/${encodeURIComponent(id)}${suffix}`;
+}

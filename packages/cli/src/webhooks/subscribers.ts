@@ -1,0 +1,211 @@
+// `herald webhooks subscribers list|get|create|update|delete` and `herald webhooks deliveries`.
+import { booleanFlag, listFlag, parseArgs, stringFlag, type FlagSpec, type ParsedArgs } from '../args/parse.js';
+import { helpFlag, renderHelp, usageHint, type CommandHelp } from '../args/help.js';
+import { expectPositionals, runSubcommand } from '../args/subcommands.js';
+import { activeInstance, openConfigStore } from '../context.js';
+import { CliError, ExitCode, usageError } from '../errors.js';
+import { callApi } from '../http/client.js';
+import { readFileOrStdin, writeOut } from '../io.js';
+import { printResult, withProgress, type Column } from '../output.js';
+import { fetchList } from './fetch-list.js';
+import { parsePageNumber, resourcePath, subscriberRequestFromFlags } from './subscriber-request.js';
+
+const collection = '/api/v0.9/webhook-subscribers';
+const jsonFlag: FlagSpec = { name: 'json', kind: 'boolean', description: 'Print JSON even on a terminal' };
+const pageFlags: readonly FlagSpec[] = [
+  { name: 'limit', kind: 'string', valueName: 'n', description: 'Maximum records (server default 20, at most 100)' },
+  { name: 'offset', kind: 'string', valueName: 'n', description: 'Records to skip' },
+  { name: 'all', kind: 'boolean', description: 'Fetch every page' },
+];
+const bodyFlags: readonly FlagSpec[] = [
+  { name: 'id', kind: 'string', valueName: 'handle', description: 'Handle (on update: rename)' },
+  { name: 'name', kind: 'string', valueName: 'text', description: 'Display name (displayName)' },
+  { name: 'url', kind: 'string', valueName: 'url', description: 'Target URL that receives deliveries (targetUrl)' },
+  { name: 'event', kind: 'repeatable', valueName: 'pattern', description: 'Event filter entry, e.g. apikey.* (repeat or comma-separate)' },
+  { name: 'enabled', kind: 'string', valueName: 'true|false', description: 'Whether the subscriber receives deliveries' },
+  { name: 'timeout-ms', kind: 'string', valueName: 'ms', description: 'Delivery time-out in milliseconds' },
+  { name: 'secret-file', kind: 'string', valueName: 'file', description: 'Read the signing secret from a file ("-" = stdin)' },
+  { name: 'input', kind: 'string', valueName: 'file', description: 'JSON request body to start from ("-" = stdin); flags override its fields' },
+];
+
+const subscriberColumns: readonly Column[] = [
+  { header: 'ID', path: 'id' },
+  { header: 'NAME', path: 'displayName' },
+  { header: 'ENABLED', path: 'enabled' },
+  { header: 'EVENTS', path: 'events' },
+  { header: 'SECRET', path: 'hasSecret' },
+  { header: 'TARGET URL', path: 'targetUrl' },
+];
+const deliveryColumns: readonly Column[] = [
+  { header: 'DELIVERY', path: 'deliveryId' },
+  { header: 'EVENT TYPE', path: 'eventType' },
+  { header: 'STATUS', path: 'status' },
+  { header: 'HTTP', path: 'lastHttpStatus' },
+  { header: 'LAST ATTEMPT', path: 'lastAttemptAt' },
+  { header: 'ERROR', path: 'lastError' },
+];
+
+const helps = {
+  list: {
+    usage: 'herald webhooks subscribers list [--limit n] [--offset n] [--all] [--json]',
+    summary: 'List webhook subscribers (secrets never appear).',
+    flags: [...pageFlags, jsonFlag, helpFlag],
+    examples: ['herald webhooks subscribers list', 'herald webhooks subscribers list --all --json | jq \'.list[].id\''],
+  },
+  get: {
+    usage: 'herald webhooks subscribers get <id> [--json]',
+    summary: 'Show one subscriber.',
+    flags: [jsonFlag, helpFlag],
+    examples: ['herald webhooks subscribers get billing'],
+  },
+  create: {
+    usage: 'herald webhooks subscribers create --name <text> --url <url> [flags]',
+    summary: 'Create a subscriber.',
+    flags: [...bodyFlags, jsonFlag, helpFlag],
+    examples: [
+      'herald webhooks subscribers create --id billing --name Billing --url https://billing.example.com/hooks --event apikey.* --event subscription.created',
+      'herald webhooks subscribers create --name Audit --url https://audit.example.com/in --secret-file secret.txt',
+      'herald webhooks subscribers create --input subscriber.json',
+    ],
+  },
+  update: {
+    usage: 'herald webhooks subscribers update <id> [flags]',
+    summary: 'Change a subscriber; only the fields given change.',
+    flags: [...bodyFlags, jsonFlag, helpFlag],
+    examples: ['herald webhooks subscribers update billing --enabled false', 'herald webhooks subscribers update billing --event "apikey.*,subscription.*"'],
+  },
+  delete: {
+    usage: 'herald webhooks subscribers delete <id>',
+    summary: 'Delete a subscriber.',
+    flags: [helpFlag],
+    examples: ['herald webhooks subscribers delete billing'],
+  },
+  deliveries: {
+    usage: 'herald webhooks deliveries <subscriber> [--json]',
+    summary: 'Recent delivery attempts of a subscriber, newest first.',
+    flags: [jsonFlag, helpFlag],
+    examples: ['herald webhooks deliveries billing', 'herald webhooks deliveries billing --json'],
+  },
+} satisfies Record<string, CommandHelp>;
+
+export const subscribersHelp: CommandHelp = {
+  usage: 'herald webhooks subscribers <command>',
+  summary: 'Manage webhook subscribers (/api/v0.9/webhook-subscribers).',
+  flags: [helpFlag],
+  subcommands: (['list', 'get', 'create', 'update', 'delete'] as const).map((name) => [name, helps[name].summary] as const),
+  examples: ['herald webhooks subscribers list', 'herald webhooks subscribers create --name Billing --url https://billing.example.com/hooks'],
+};
+
+async function parse(argv: readonly string[], help: CommandHelp, path: string, positionals: readonly string[]): Promise<ParsedArgs | undefined> {
+  const args = parseArgs(argv, help.flags, usageHint(path));
+  if (booleanFlag(args, 'help')) {
+    await writeOut(renderHelp(help));
+    return undefined;
+  }
+  expectPositionals(args.positionals, positionals, path);
+  return args;
+}
+
+async function requestBody(args: ParsedArgs): Promise<Record<string, unknown>> {
+  const inputPath = stringFlag(args, 'input');
+  let base: Record<string, unknown> = {};
+  if (inputPath !== undefined) {
+    const text = (await readFileOrStdin(inputPath, '--input')).toString('utf8');
+    try {
+      base = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      throw new CliError('INPUT_NOT_JSON', `--input ${inputPath} is not valid JSON`, ExitCode.input);
+    }
+  }
+  const secretFile = stringFlag(args, 'secret-file');
+  const secret = secretFile === undefined ? undefined : (await readFileOrStdin(secretFile, '--secret-file')).toString('utf8').trim();
+  return subscriberRequestFromFlags(
+    {
+      id: stringFlag(args, 'id'),
+      name: stringFlag(args, 'name'),
+      url: stringFlag(args, 'url'),
+      events: listFlag(args, 'event'),
+      enabled: stringFlag(args, 'enabled'),
+      timeoutMs: stringFlag(args, 'timeout-ms'),
+      secret,
+    },
+    base,
+  );
+}
+
+async function list(argv: readonly string[]): Promise<number> {
+  const args = await parse(argv, helps.list, 'herald webhooks subscribers list', []);
+  if (!args) return ExitCode.ok;
+  const json = booleanFlag(args, 'json');
+  const query: [string, string][] = [];
+  const limit = parsePageNumber(stringFlag(args, 'limit'), '--limit');
+  const offset = parsePageNumber(stringFlag(args, 'offset'), '--offset');
+  if (limit !== undefined) query.push(['limit', limit]);
+  if (offset !== undefined) query.push(['offset', offset]);
+  const instance = activeInstance(openConfigStore());
+  const data = await withProgress('Loading subscribers', () => fetchList(instance, { endpoint: collection, query, all: booleanFlag(args, 'all') }), json);
+  await printResult(data, { kind: 'table', columns: subscriberColumns }, json);
+  return ExitCode.ok;
+}
+
+async function get(argv: readonly string[]): Promise<number> {
+  const args = await parse(argv, helps.get, 'herald webhooks subscribers get', ['id']);
+  if (!args) return ExitCode.ok;
+  const json = booleanFlag(args, 'json');
+  const endpoint = resourcePath('webhook-subscribers', args.positionals[0] as string);
+  const instance = activeInstance(openConfigStore());
+  const { data } = await withProgress('Loading subscriber', () => callApi(instance, { method: 'GET', endpoint }), json);
+  await printResult(data, { kind: 'record' }, json);
+  return ExitCode.ok;
+}
+
+async function create(argv: readonly string[]): Promise<number> {
+  const args = await parse(argv, helps.create, 'herald webhooks subscribers create', []);
+  if (!args) return ExitCode.ok;
+  const json = booleanFlag(args, 'json');
+  const body = await requestBody(args);
+  if (body.targetUrl === undefined) throw usageError('MISSING_FLAG', 'missing --url (the target URL)', usageHint('herald webhooks subscribers create'));
+  if (body.displayName === undefined) throw usageError('MISSING_FLAG', 'missing --name (the display name)', usageHint('herald webhooks subscribers create'));
+  const instance = activeInstance(openConfigStore());
+  const { data } = await withProgress('Creating subscriber', () => callApi(instance, { method: 'POST', endpoint: collection, body }), json);
+  await printResult(data, { kind: 'record' }, json);
+  return ExitCode.ok;
+}
+
+async function update(argv: readonly string[]): Promise<number> {
+  const args = await parse(argv, helps.update, 'herald webhooks subscribers update', ['id']);
+  if (!args) return ExitCode.ok;
+  const json = booleanFlag(args, 'json');
+  const endpoint = resourcePath('webhook-subscribers', args.positionals[0] as string);
+  const body = await requestBody(args);
+  if (Object.keys(body).length === 0) throw usageError('NOTHING_TO_UPDATE', 'nothing to update: pass at least one field flag', usageHint('herald webhooks subscribers update'));
+  const instance = activeInstance(openConfigStore());
+  const { data } = await withProgress('Updating subscriber', () => callApi(instance, { method: 'PUT', endpoint, body }), json);
+  await printResult(data, { kind: 'record' }, json);
+  return ExitCode.ok;
+}
+
+async function remove(argv: readonly string[]): Promise<number> {
+  const args = await parse(argv, helps.delete, 'herald webhooks subscribers delete', ['id']);
+  if (!args) return ExitCode.ok;
+  const id = args.positionals[0] as string;
+  const instance = activeInstance(openConfigStore());
+  await withProgress('Deleting subscriber', () => callApi(instance, { method: 'DELETE', endpoint: resourcePath('webhook-subscribers', id) }), false);
+  process.stderr.write(`Deleted subscriber ${id}.\n`);
+  return ExitCode.ok;
+}
+
+export async function runDeliveries(argv: readonly string[]): Promise<number> {
+  const args = await parse(argv, helps.deliveries, 'herald webhooks deliveries', ['subscriber']);
+  if (!args) return ExitCode.ok;
+  const json = booleanFlag(args, 'json');
+  const endpoint = resourcePath('webhook-subscribers', args.positionals[0] as string, '/deliveries');
+  const instance = activeInstance(openConfigStore());
+  const { data } = await withProgress('Loading deliveries', () => callApi(instance, { method: 'GET', endpoint }), json);
+  await printResult(data, { kind: 'table', columns: deliveryColumns }, json);
+  return ExitCode.ok;
+}
+
+export function runSubscribers(argv: readonly string[]): Promise<number> {
+  return runSubcommand('herald webhooks subscribers', argv, { list, get, create, update, delete: remove }, renderHelp(subscribersHelp));
+}
