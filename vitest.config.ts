@@ -1,14 +1,36 @@
-import { defineConfig } from 'vitest/config';
+import { configDefaults, defineConfig } from 'vitest/config';
+
+// Kubernetes tests run in their own project so the kube-apiserver (+ kine) starts only for them.
+const kubernetesTests = ['test/k8s/**/*.test.ts', 'packages/operator/test/**/*.test.ts'];
 
 export default defineConfig({
   // Workspace packages resolve to their TypeScript sources in tests (see each package's exports).
   resolve: { conditions: ['herald-source'] },
   ssr: { resolve: { conditions: ['herald-source'], externalConditions: ['herald-source'] } },
   test: {
-    include: ['packages/*/test/**/*.test.{ts,tsx}', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
-    globalSetup: ['test/support/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: 'default',
+          include: ['packages/*/test/**/*.test.{ts,tsx}', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
+          exclude: [...configDefaults.exclude, ...kubernetesTests],
+          globalSetup: ['test/support/global-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'k8s',
+          include: kubernetesTests,
+          globalSetup: ['test/support/global-setup.ts', 'test/support/kube-global-setup.ts'],
+          // The control plane and operator subprocesses share two cores: one file at a time.
+          fileParallelism: false,
+        },
+      },
+    ],
   },
 });
