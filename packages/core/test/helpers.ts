@@ -4,6 +4,11 @@ import { randomBytes } from 'node:crypto';
 import type { DeliveryEngine, EngineDeps } from '../src/engine/index.js';
 import { createHerald } from '../src/index.js';
 import type { Herald, HeraldOptions } from '../src/index.js';
+import type { CoreContext } from '../src/context.js';
+import { createSecretBox } from '../src/crypto/secret-box.js';
+import { createCatalog } from '../src/events/catalog.js';
+import { silentLogger } from '../src/logger.js';
+import { collectionsFor } from '../src/storage/collections.js';
 import { openTestDatabase, type TestDatabase } from '../../../test/support/mongo.js';
 
 export interface RecordingEngine extends DeliveryEngine {
@@ -31,6 +36,7 @@ export function masterKeys(): NonNullable<HeraldOptions['masterKeys']> {
 
 export interface TestHerald {
   herald: Herald;
+  options: HeraldOptions;
   engine: RecordingEngine;
   database: TestDatabase;
   close(): Promise<void>;
@@ -39,7 +45,7 @@ export interface TestHerald {
 export async function openTestHerald(prefix: string, options: Partial<HeraldOptions> = {}): Promise<TestHerald> {
   const database = await openTestDatabase(prefix);
   const engine = recordingEngine();
-  const herald = await createHerald({
+  const heraldOptions: HeraldOptions = {
     mongo: { db: database.db },
     masterKeys: masterKeys(),
     ...options,
@@ -47,15 +53,32 @@ export async function openTestHerald(prefix: string, options: Partial<HeraldOpti
       engine.deps = deps;
       return engine;
     },
-  });
+  };
+  const herald = await createHerald(heraldOptions);
   return {
     herald,
+    options: heraldOptions,
     engine,
     database,
     async close() {
       await herald.close();
       await database.close();
     },
+  };
+}
+
+/** A CoreContext over the same database and keys as `t.herald`, to drive internal modules directly. */
+export function coreContextFor(t: TestHerald): CoreContext {
+  return {
+    collections: collectionsFor(t.database.db, t.options.collectionPrefix ?? 'herald_'),
+    secretBox: createSecretBox(t.options.masterKeys),
+    catalog: createCatalog(t.options.eventTypes),
+    signingProfile: t.options.signingProfile ?? 'standard',
+    principals: undefined,
+    logger: silentLogger,
+    now: () => new Date(),
+    secretRotationOverlapMs: 1000,
+    notifyEngine: (ids) => t.engine.notify(ids),
   };
 }
 

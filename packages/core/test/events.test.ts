@@ -1,0 +1,465 @@
+// herald.events and herald.deliveries against a real MongoDB-wire server.
+import { decryptFields } from '@herald/receiver';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { NotFoundError, ValidationError, type Scope } from '../src/index.js';
+import { completeFanOut, completePendingFanOuts, sealPendingSensitive } from '../src/events/fan-out.js';
+import { collectionsFor, type Collections } from '../src/storage/collections.js';
+import type { DeliveryDocument } from '../src/storage/documents.js';
+import { coreContextFor, openTestHerald, rawDatabaseText, type TestHerald } from './helpers.js';
+
+let t: TestHerald;
+let collections: Collections;
+const scope: Scope = { orgId: 'org-events', actor: 'alice' };
+const SECRET = 'subscriber-secret-0123456789';
+const CARD = '4111-1111-1111-1111';
+
+beforeAll(async () => {
+  t = await openTestHerald('core_events', {
+    eventTypes: [
+      {
+        type: 'payment.captured',
+        sensitive: ['cardNumber'],
+        dataSchema: {
+          type: 'object',
+          required: ['amount'],
+          properties: { amount: { type: 'integer', minimum: 0 }, at: { type: 'string', format: 'date-time' } },
+        },
+      },
+    ],
+  });
+  collections = collectionsFor(t.database.db, 'herald_');
+});
+afterAll(async () => {
+  await t.close();
+});
+
+async function rowsOf(eventId: string): Promise<DeliveryDocument[]> {
+  return collections.deliveries.find({ eventId }).toArray();
+}
+
+async function subscribe(orgScope: Scope, id: string, events: string[], extra: Record<string, unknown> = {}) {
+  return t.herald.subscribers.create(orgScope, {
+    id,
+    displayName: id,
+    targetUrl: `https://example.com/${id}`,
+    events,
+    ...extra,
+  });
+}
+
+describe('matching', () => {
+  const org: Scope = { orgId: 'org-match' };
+  beforeAll(async () => {
+    await subscribe(org, 'exact', ['apikey.generated']);
+    await subscribe(org, 'family', ['apikey.*']);
+    await subscribe(org, 'action', ['*.generated']);
+    await subscribe(org, 'star', ['*']);
+    await subscribe(org, 'empty', []);
+    await subscribe(org, 'other-family', ['subscription.*']);
+    await subscribe(org, 'other-exact', ['apikey.revoked']);
+    await subscribe(org, 'disabled', ['apikey.*'], { enabled: false });
+    await subscribe({ orgId: 'org-elsewhere' }, 'foreign', ['*']);
+  });
+
+  test('exact, family, action and catch-all filters match; others, disabled and other orgs do not', async () => {
+    const { event, created } = await t.herald.events.publish(org, { eventType: 'apikey.generated', aggregateId: 'k1', data: {} });
+    expect(created).toBe(true);
+    expect(event.status).toBe('DISPATCHED');
+    expect(event.deliveries.map((row) => row.subscriberId).sort()).toEqual(['action', 'empty', 'exact', 'family', 'star']);
+    expect(event.deliveries.every((row) => row.status === 'PENDING')).toBe(true);
+    expect(event.aggregateType).toBe('apikey');
+    const rows = await rowsOf(event.eventId);
+    expect(rows).toHaveLength(5);
+    expect(t.engine.notified.at(-1)?.sort()).toEqual(rows.map((row) => row._id).sort());
+  });
+
+  test('an event nobody subscribes to is ALL_DELIVERED with no rows', async () => {
+    const { event } = await t.herald.events.publish({ orgId: 'org-nobody' }, { eventType: 'x.y', aggregateId: '1', data: {} });
+    expect(event).toMatchObject({ status: 'ALL_DELIVERED', deliveries: [] });
+  });
+
+  test('changing a filter, disabling and re-enabling move the subscriber in and out of matching', async () => {
+    await subscribe(org, 'mover', ['billing.paid']);
+    const publishTypes = async () =>
+      (await t.herald.events.publish(org, { eventType: 'billing.paid', aggregateId: '1', data: {} })).event.deliveries
+        .map((row) => row.subscriberId)
+        .filter((id) => id === 'mover');
+    expect(await publishTypes()).toEqual(['mover']);
+    await t.herald.subscribers.update(org, 'mover', { events: ['billing.refunded'] });
+    expect(await publishTypes()).toEqual([]);
+    await t.herald.subscribers.update(org, 'mover', { events: ['billing.*'], enabled: false });
+    expect(await publishTypes()).toEqual([]);
+    await t.herald.subscribers.update(org, 'mover', { enabled: true });
+    expect(await publishTypes()).toEqual(['mover']);
+    await t.herald.subscribers.delete(org, 'mover');
+    expect(await publishTypes()).toEqual([]);
+  });
+});
+
+describe('publish validation', () => {
+  test.each([
+    [{ eventType: 'Bad.Type', aggregateId: '1', data: {} }, 'eventType'],
+    [{ eventType: 'nodot', aggregateId: '1', data: {} }, 'eventType'],
+    [{ eventType: 'a.b', data: {} }, 'aggregateId'],
+    [{ eventType: 'a.b', aggregateId: '1' }, 'data'],
+    [{ eventType: 'a.b', aggregateId: '1', data: [] }, 'data'],
+    [{ eventType: 'a.b', aggregateId: '1', data: {}, occurredAt: 'yesterday' }, 'occurredAt'],
+    [{ eventType: 'a.b', aggregateId: '1', data: {}, sensitive: [''] }, 'sensitive[0]'],
+    [{ eventType: 'a.b', aggregateId: '1', data: {}, extra: true }, 'extra'],
+    [{ eventType: 'payment.captured', aggregateId: '1', data: { amount: -1 } }, 'data.amount'],
+    [{ eventType: 'payment.captured', aggregateId: '1', data: { amount: 1, at: 'noon' } }, 'data.at'],
+  ])('rejects %j and writes nothing', async (input, field) => {
+    const before = await collections.events.countDocuments();
+    const error = await t.herald.events.publish(scope, input as never).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(ValidationError);
+    expect((error as ValidationError).errors.map((issue) => issue.field)).toContain(field);
+    expect(await collections.events.countDocuments()).toBe(before);
+  });
+});
+
+describe('sensitive fields', () => {
+  const org: Scope = { orgId: 'org-sensitive' };
+  beforeAll(async () => {
+    await subscribe(org, 'with-secret', ['payment.*'], { secret: SECRET });
+    await subscribe(org, 'with-other-secret', ['payment.*'], { secret: 'another-secret-9876543210' });
+    await subscribe(org, 'no-secret', ['payment.*']);
+  });
+
+  test('are encrypted per subscriber, left out for secret-less subscribers, and never stored in plaintext', async () => {
+    const { event } = await t.herald.events.publish(org, {
+      eventType: 'payment.captured',
+      aggregateType: 'payment',
+      aggregateId: 'pay_1',
+      data: { amount: 1200, cardNumber: CARD, holder: 'Jane Q' },
+      sensitive: ['holder'],
+      occurredAt: '2030-05-01T10:00:00.000Z',
+    });
+    const rows = await rowsOf(event.eventId);
+    const bySubscriber = new Map(rows.map((row) => [row.subscriberHandle, row]));
+
+    const withSecret = bySubscriber.get('with-secret')!;
+    expect(withSecret.encryptedFields).toEqual(['cardNumber', 'holder']);
+    const body = JSON.parse(withSecret.body) as { data: Record<string, unknown>; id: string; type: string; timestamp: string };
+    expect(body).toMatchObject({ id: event.eventId, type: 'payment.captured', timestamp: '2030-05-01T10:00:00.000Z' });
+    expect(body.data.amount).toBe(1200);
+    expect(body.data.cardNumber).toEqual({ iv: expect.any(String), tag: expect.any(String), ciphertext: expect.any(String) });
+    expect(decryptFields(body.data, SECRET, 'standard', withSecret.encryptedFields)).toEqual({
+      amount: 1200,
+      cardNumber: CARD,
+      holder: 'Jane Q',
+    });
+
+    const otherBody = JSON.parse(bySubscriber.get('with-other-secret')!.body) as { data: Record<string, { iv: string }> };
+    // A fresh IV per subscriber and field.
+    expect(otherBody.data.cardNumber!.iv).not.toBe((body.data.cardNumber as { iv: string }).iv);
+    expect(() => decryptFields(otherBody.data, SECRET, 'standard', ['cardNumber'])).toThrow();
+
+    const noSecret = bySubscriber.get('no-secret')!;
+    expect(noSecret.encryptedFields).toEqual([]);
+    expect(JSON.parse(noSecret.body).data).toEqual({ amount: 1200 });
+
+    const stored = await collections.events.findOne({ _id: event.eventId });
+    expect(stored).toMatchObject({ data: { amount: 1200 }, sensitiveFields: ['cardNumber', 'holder'], status: 'DISPATCHED' });
+    expect(stored).not.toHaveProperty('pendingSensitive');
+
+    const text = await rawDatabaseText(t.database);
+    expect(text).not.toContain(CARD);
+    expect(text).not.toContain('Jane Q');
+    expect(text).not.toContain(SECRET);
+  });
+
+  test('an interrupted fan-out is completed from pendingSensitive, once, with the sensitive values', async () => {
+    const context = coreContextFor(t);
+    // The state a crash right after the event insert leaves: PENDING, sealed sensitive values, no rows.
+    const old = new Date(Date.now() - 60_000);
+    const eventId = 'crashed-event-1';
+    await collections.events.insertOne({
+      _id: eventId,
+      orgId: org.orgId,
+      eventType: 'payment.captured',
+      aggregateType: 'payment',
+      aggregateId: 'pay_9',
+      status: 'PENDING',
+      occurredAt: old,
+      createdAt: old,
+      updatedAt: old,
+      data: { amount: 7 },
+      sensitiveFields: ['cardNumber'],
+      pendingSensitive: sealPendingSensitive(context, { order: ['amount', 'cardNumber'], values: { cardNumber: CARD } }),
+      deliveryCount: 0,
+    });
+    expect(await rawDatabaseText(t.database)).not.toContain(CARD);
+    // A fresh PENDING event (a publish in progress elsewhere) is left alone by the periodic sweep.
+    await collections.events.insertOne({
+      _id: 'in-progress-event',
+      orgId: org.orgId,
+      eventType: 'payment.captured',
+      aggregateType: 'payment',
+      aggregateId: 'pay_10',
+      status: 'PENDING',
+      occurredAt: new Date(),
+      createdAt: new Date(),
+      updatedAt: new Date(),
+      data: { amount: 8 },
+      sensitiveFields: [],
+      deliveryCount: 0,
+    });
+
+    await t.herald.start(); // completes interrupted fan-outs before the engine starts
+    await t.herald.stop();
+    expect(await completePendingFanOuts(context, new Date(Date.now() - 30_000))).toBe(0);
+    expect((await collections.events.findOne({ _id: 'in-progress-event' }))?.status).toBe('PENDING');
+
+    const stored = await collections.events.findOne({ _id: eventId });
+    expect(stored).toMatchObject({ status: 'DISPATCHED', deliveryCount: 3 });
+    expect(stored).not.toHaveProperty('pendingSensitive');
+    const rows = await rowsOf(eventId);
+    expect(rows.map((row) => row.subscriberHandle).sort()).toEqual(['no-secret', 'with-other-secret', 'with-secret']);
+    const withSecret = rows.find((row) => row.subscriberHandle === 'with-secret')!;
+    const data = (JSON.parse(withSecret.body) as { data: Record<string, unknown> }).data;
+    expect(decryptFields(data, SECRET, 'standard')).toEqual({ amount: 7, cardNumber: CARD });
+    // Running it again does nothing: the event is no longer PENDING.
+    expect(await completeFanOut(context, eventId)).toBe(false);
+    expect(await rowsOf(eventId)).toHaveLength(3);
+  });
+
+  test('completing a fan-out that already wrote some rows keeps them and adds only the missing ones', async () => {
+    const context = coreContextFor(t);
+    const { event } = await t.herald.events.publish(org, { eventType: 'payment.refunded', aggregateId: 'r1', data: { amount: 1 } });
+    const rows = await rowsOf(event.eventId);
+    expect(rows).toHaveLength(3);
+    // Rewind: event PENDING again, one row lost.
+    await collections.deliveries.deleteOne({ _id: rows[0]!._id });
+    await collections.events.updateOne({ _id: event.eventId }, { $set: { status: 'PENDING' } });
+    expect(await completeFanOut(context, event.eventId)).toBe(true);
+    const after = await rowsOf(event.eventId);
+    expect(after).toHaveLength(3);
+    expect(after.filter((row) => rows.some((before) => before._id === row._id))).toHaveLength(2);
+    expect((await collections.events.findOne({ _id: event.eventId }))?.status).toBe('DISPATCHED');
+  });
+});
+
+describe('idempotency', () => {
+  const org: Scope = { orgId: 'org-idem' };
+  test('the same key returns the stored event with created=false and no second fan-out', async () => {
+    await subscribe(org, 'idem-sub', ['order.*']);
+    const input = { eventType: 'order.placed', aggregateId: 'o1', data: { total: 3 } };
+    const first = await t.herald.events.publish(org, input, { idempotencyKey: 'key-1' });
+    const notifications = t.engine.notified.length;
+    const second = await t.herald.events.publish(org, { ...input, data: { total: 999 } }, { idempotencyKey: 'key-1' });
+    expect(first.created).toBe(true);
+    expect(second.created).toBe(false);
+    expect(second.event).toEqual(first.event);
+    expect(await rowsOf(first.event.eventId)).toHaveLength(1);
+    expect(t.engine.notified.length).toBe(notifications);
+    expect(await collections.events.countDocuments({ orgId: org.orgId })).toBe(1);
+    // The key is per organization; another key is another event.
+    const otherOrg = await t.herald.events.publish({ orgId: 'org-idem-2' }, input, { idempotencyKey: 'key-1' });
+    expect(otherOrg.created).toBe(true);
+    expect(otherOrg.event.eventId).not.toBe(first.event.eventId);
+    expect((await t.herald.events.publish(org, input, { idempotencyKey: 'key-2' })).created).toBe(true);
+  });
+});
+
+describe('reads', () => {
+  const org: Scope = { orgId: 'org-reads' };
+  const published: string[] = [];
+  beforeAll(async () => {
+    await subscribe(org, 'reader', ['*']);
+    for (let index = 0; index < 3; index++) {
+      const { event } = await t.herald.events.publish(org, {
+        eventType: 'doc.saved',
+        aggregateId: `d${index}`,
+        data: { index },
+        occurredAt: new Date(Date.UTC(2030, 0, 1 + index)).toISOString(),
+      });
+      published.push(event.eventId);
+    }
+    await t.herald.events.publish({ orgId: 'org-nobody-reads' }, { eventType: 'doc.saved', aggregateId: 'x', data: {} });
+  });
+
+  test('events are listed newest first by occurredAt, paginated, with delivery summaries', async () => {
+    const page = await t.herald.events.list(org, { limit: 2 });
+    expect(page.pagination).toEqual({ total: 3, limit: 2, offset: 0 });
+    expect(page.list.map((event) => event.eventId)).toEqual([published[2], published[1]]);
+    expect(page.list[0]!.deliveries).toEqual([
+      {
+        deliveryId: expect.any(String),
+        subscriberId: 'reader',
+        targetUrl: 'https://example.com/reader',
+        status: 'PENDING',
+        lastHttpStatus: null,
+        lastError: null,
+        lastAttemptAt: null,
+        deliveredAt: null,
+      },
+    ]);
+    const next = await t.herald.events.list(org, { limit: 2, offset: 2 });
+    expect(next.list.map((event) => event.eventId)).toEqual([published[0]]);
+  });
+
+  test('the status filter selects events; a bad status or limit is a ValidationError', async () => {
+    expect((await t.herald.events.list(org, { status: 'DISPATCHED' })).pagination.total).toBe(3);
+    expect((await t.herald.events.list(org, { status: 'FAILED' })).list).toEqual([]);
+    await expect(t.herald.events.list(org, { status: 'DONE' as never })).rejects.toBeInstanceOf(ValidationError);
+    await expect(t.herald.events.list(org, { limit: 1000 })).rejects.toBeInstanceOf(ValidationError);
+  });
+
+  test('get returns full rows with attempt history; another org or an unknown id is not found', async () => {
+    const eventId = published[0]!;
+    const [row] = await rowsOf(eventId);
+    const startedAt = new Date('2030-01-01T00:00:01.000Z');
+    await collections.deliveries.updateOne(
+      { _id: row!._id },
+      {
+        $set: {
+          status: 'FAILED',
+          attempts: 1,
+          lastHttpStatus: 500,
+          lastError: 'HTTP 500',
+          lastAttemptAt: startedAt,
+          attemptHistory: [
+            {
+              attempt: 1,
+              startedAt,
+              durationMs: 12,
+              httpStatus: 500,
+              errorClass: 'http_status',
+              errorMessage: 'HTTP 500',
+              responseBodySnippet: 'oops',
+            },
+          ],
+        },
+      },
+    );
+    const detail = await t.herald.events.get(org, eventId);
+    expect(detail.deliveries[0]).toMatchObject({
+      deliveryId: row!._id,
+      status: 'FAILED',
+      attempts: 1,
+      encryptedFields: [],
+      attemptHistory: [
+        {
+          attempt: 1,
+          startedAt: '2030-01-01T00:00:01.000Z',
+          durationMs: 12,
+          httpStatus: 500,
+          errorClass: 'http_status',
+          errorMessage: 'HTTP 500',
+          responseBodySnippet: 'oops',
+        },
+      ],
+    });
+    await expect(t.herald.events.get({ orgId: 'org-other' }, eventId)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(t.herald.events.get(org, 'no-such-event')).rejects.toMatchObject({ code: 'ORG_NOT_FOUND' });
+  });
+
+  test('subscriber deliveries: newest attempt first, never-attempted rows by creation, at most 50', async () => {
+    const rows = await collections.deliveries.find({ subscriberHandle: 'reader' }).toArray();
+    const attemptedId = rows.find((row) => row.lastAttemptAt !== null)!._id;
+    const list = await t.herald.subscribers.deliveries(org, 'reader');
+    expect(list).toHaveLength(3);
+    expect(list[0]!.deliveryId).toBe(attemptedId);
+    expect(list[0]).toMatchObject({ eventType: 'doc.saved', status: 'FAILED', lastHttpStatus: 500 });
+    const neverAttempted = rows
+      .filter((row) => row._id !== attemptedId)
+      .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a._id < b._id ? 1 : -1))
+      .map((row) => row._id);
+    expect(list.slice(1).map((item) => item.deliveryId)).toEqual(neverAttempted);
+  });
+});
+
+describe('cancellation, redeliver and retry', () => {
+  const org: Scope = { orgId: 'org-cancel' };
+
+  test('disabling a subscriber fails its PENDING rows with a reason and re-aggregates the event', async () => {
+    await subscribe(org, 'to-disable', ['job.*']);
+    const { event } = await t.herald.events.publish(org, { eventType: 'job.done', aggregateId: 'j1', data: {} });
+    await t.herald.subscribers.update(org, 'to-disable', { enabled: false });
+    const [row] = await rowsOf(event.eventId);
+    expect(row).toMatchObject({ status: 'FAILED', lastError: expect.stringMatching(/disabled/) });
+    expect((await t.herald.events.get(org, event.eventId)).status).toBe('FAILED');
+  });
+
+  test('deleting a subscriber fails its PENDING rows but keeps history', async () => {
+    await subscribe(org, 'to-delete', ['job.*']);
+    await subscribe(org, 'stays', ['job.*']);
+    const { event } = await t.herald.events.publish(org, { eventType: 'job.started', aggregateId: 'j2', data: {} });
+    const rows = await rowsOf(event.eventId);
+    const staying = rows.find((row) => row.subscriberHandle === 'stays')!;
+    await collections.deliveries.updateOne({ _id: staying._id }, { $set: { status: 'DELIVERED', deliveredAt: new Date() } });
+    await t.herald.subscribers.delete(org, 'to-delete');
+    const after = await t.herald.events.get(org, event.eventId);
+    expect(after.status).toBe('FAILED');
+    expect(after.deliveries.find((row) => row.subscriberId === 'to-delete')).toMatchObject({
+      status: 'FAILED',
+      lastError: expect.stringMatching(/deleted/),
+    });
+    expect(after.deliveries.find((row) => row.subscriberId === 'stays')?.status).toBe('DELIVERED');
+  });
+
+  test('redeliver puts rows of enabled subscribers back to PENDING and the event to DISPATCHED', async () => {
+    await subscribe(org, 'redeliver-me', ['task.*']);
+    const { event } = await t.herald.events.publish(org, { eventType: 'task.run', aggregateId: 't1', data: {} });
+    const [row] = await rowsOf(event.eventId);
+    await collections.deliveries.updateOne({ _id: row!._id }, { $set: { status: 'FAILED', attempts: 10, nextAttemptAt: null } });
+    await collections.events.updateOne({ _id: event.eventId }, { $set: { status: 'FAILED' } });
+    const before = t.engine.notified.length;
+    const detail = await t.herald.events.redeliver(org, event.eventId);
+    expect(detail.status).toBe('DISPATCHED');
+    expect(detail.deliveries[0]).toMatchObject({ status: 'PENDING', attempts: 0 });
+    expect(detail.deliveries[0]!.nextAttemptAt).not.toBeNull();
+    expect(t.engine.notified.slice(before)).toEqual([[row!._id]]);
+    await expect(t.herald.events.redeliver(org, 'missing')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  test('retry requeues one row; unknown or foreign rows are not found', async () => {
+    await subscribe(org, 'retry-me', ['mail.*']);
+    const { event } = await t.herald.events.publish(org, { eventType: 'mail.sent', aggregateId: 'm1', data: {} });
+    const [row] = await rowsOf(event.eventId);
+    await collections.deliveries.updateOne({ _id: row!._id }, { $set: { status: 'FAILED', lastError: 'HTTP 410' } });
+    await collections.events.updateOne({ _id: event.eventId }, { $set: { status: 'FAILED' } });
+    const retried = await t.herald.deliveries.retry(org, row!._id);
+    expect(retried).toMatchObject({ deliveryId: row!._id, status: 'PENDING', subscriberId: 'retry-me' });
+    expect((await collections.events.findOne({ _id: event.eventId }))?.status).toBe('DISPATCHED');
+    await expect(t.herald.deliveries.retry({ orgId: 'org-x' }, row!._id)).rejects.toBeInstanceOf(NotFoundError);
+    await expect(t.herald.deliveries.retry(org, 'nope')).rejects.toBeInstanceOf(NotFoundError);
+  });
+});
+
+describe('api-portal profile', () => {
+  test('bodies use the api-portal envelope and verify with the receiver', async () => {
+    const portal = await openTestHerald('core_events_portal', {
+      signingProfile: 'api-portal',
+      eventTypes: [{ type: 'apikey.generated', sensitive: ['key'] }],
+    });
+    try {
+      await portal.herald.subscribers.create({ orgId: 'acme' }, {
+        id: 'portal-sub',
+        displayName: 'p',
+        targetUrl: 'https://example.com/p',
+        secret: 'shared-secret-for-portal',
+      });
+      const { event } = await portal.herald.events.publish({ orgId: 'acme' }, {
+        eventType: 'apikey.generated',
+        aggregateId: 'k',
+        data: { name: 'ci', key: 'sk_live_abc' },
+        occurredAt: '2030-01-01T00:00:00Z',
+      });
+      const row = await collectionsFor(portal.database.db, 'herald_').deliveries.findOne({ eventId: event.eventId });
+      const body = JSON.parse(row!.body) as Record<string, unknown>;
+      expect(Object.keys(body)).toEqual(['event_id', 'event_type', 'occurred_at', 'org', 'encrypted_fields', 'data']);
+      expect(body).toMatchObject({
+        event_id: event.eventId,
+        event_type: 'apikey.generated',
+        occurred_at: '2030-01-01T00:00:00.000Z',
+        org: { ref_id: 'acme' },
+        encrypted_fields: ['key'],
+      });
+      const data = decryptFields(body.data as Record<string, unknown>, 'shared-secret-for-portal', 'api-portal');
+      expect(data).toEqual({ name: 'ci', key: 'sk_live_abc' });
+    } finally {
+      await portal.close();
+    }
+  });
+});
