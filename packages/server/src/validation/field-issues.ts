@@ -44,6 +44,11 @@ export function toFieldIssues(errors: Iterable<TLocalizedValidationError>, rootN
       case 'const':
         allowedByPath.set(field, [...(allowedByPath.get(field) ?? []), params.allowedValue]);
         break;
+      case 'enum': {
+        const allowed = (params.allowedValues as unknown[] | undefined) ?? [];
+        issues.push({ field: field || rootName, message: `must be one of ${allowed.map(String).join(', ')}` });
+        break;
+      }
       case 'anyOf':
         unionPaths.add(field);
         break;

@@ -1,0 +1,215 @@
+// Malformed input of every kind gets a 4xx in the ErrorResponse shape with field details, writes
+// nothing, and leaves no secret in the logs.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestHost, type TestHost } from './support/test-host.js';
+
+const BASE = '/api/v0.9/webhook-subscribers';
+const SECRET = 'bad-input-secret-value-xyz';
+let t: TestHost;
+
+interface ErrorBody {
+  status: string;
+  code: string;
+  message: string;
+  errors?: Array<{ field: string; message: string }>;
+}
+
+async function subscriberCount(): Promise<number> {
+  return t.database.db.collection('herald_subscribers').countDocuments({});
+}
+
+beforeAll(async () => {
+  t = await startTestHost();
+  expect((await t.api.post(BASE, { id: 'existing', displayName: 'Existing', targetUrl: 'https://example.com/e' })).status).toBe(201);
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+function expectFieldError(body: ErrorBody, field: string) {
+  expect(body.status).toBe('error');
+  expect(body.code).toBe('MISSING_REQUIRED_PARAMETER');
+  expect(body.errors?.map((error) => error.field)).toContain(field);
+}
+
+describe('bodies', () => {
+  it('malformed JSON → 400 naming the body', async () => {
+    const response = await t.api.request<ErrorBody>('POST', BASE, {
+      rawBody: `{"displayName": "x", "secret": "${SECRET}",`,
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.status).toBe(400);
+    expectFieldError(response.body, 'body');
+  });
+
+  it('empty JSON body → 400', async () => {
+    const response = await t.api.request<ErrorBody>('POST', BASE, { rawBody: '', headers: { 'content-type': 'application/json' } });
+    expect(response.status).toBe(400);
+    expectFieldError(response.body, 'body');
+  });
+
+  it('a JSON array or string instead of an object → 400', async () => {
+    for (const json of [[1, 2], 'text', 42, null]) {
+      const response = await t.api.request<ErrorBody>('POST', BASE, { rawBody: JSON.stringify(json), headers: { 'content-type': 'application/json' } });
+      expect(response.status, JSON.stringify(json)).toBe(400);
+      expect(response.body.code).toBe('MISSING_REQUIRED_PARAMETER');
+    }
+  });
+
+  it('__proto__ keys are refused, not merged', async () => {
+    const response = await t.api.request<ErrorBody>('POST', BASE, {
+      rawBody: '{"displayName":"x","targetUrl":"https://example.com/p","__proto__":{"admin":true}}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(response.status).toBe(400);
+  });
+
+  it.each([
+    ['text/plain', 'displayName=x'],
+    ['application/x-www-form-urlencoded', 'displayName=x&targetUrl=https%3A%2F%2Fexample.com'],
+    ['application/xml', '<subscriber/>'],
+  ])('content type %s → 415 UNSUPPORTED_MEDIA_TYPE', async (contentType, rawBody) => {
+    const response = await t.api.request<ErrorBody>('POST', BASE, { rawBody, headers: { 'content-type': contentType } });
+    expect(response.status).toBe(415);
+    expect(response.body).toMatchObject({ status: 'error', code: 'UNSUPPORTED_MEDIA_TYPE' });
+  });
+
+  it('a body over 1 MiB → 413 PAYLOAD_TOO_LARGE', async () => {
+    const response = await t.api.request<ErrorBody>('POST', BASE, {
+      json: { displayName: 'x'.repeat(1024 * 1024), targetUrl: 'https://example.com/big' },
+    });
+    expect(response.status).toBe(413);
+    expect(response.body).toMatchObject({ status: 'error', code: 'PAYLOAD_TOO_LARGE' });
+  });
+
+  it('unknown fields → 400 naming each', async () => {
+    const response = await t.api.post<ErrorBody>(BASE, {
+      displayName: 'x',
+      targetUrl: 'https://example.com/u',
+      owner: 'me',
+      hasSecret: true,
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual(
+      expect.arrayContaining([
+        { field: 'owner', message: 'is not allowed' },
+        { field: 'hasSecret', message: 'is not allowed' },
+      ]),
+    );
+  });
+
+  it.each([
+    ['displayName', 42],
+    ['targetUrl', 'ftp://example.com/x'],
+    ['targetUrl', 'not a url'],
+    ['enabled', 'yes'],
+    ['timeoutMs', '5000'],
+    ['timeoutMs', 1.5],
+    ['timeoutMs', 99],
+    ['timeoutMs', 30001],
+    ['events', 'apikey.*'],
+    ['events', ['APIKEY.Created']],
+    ['events', ['apikey']],
+    ['secret', 'short'],
+    ['id', '-leading-dash'],
+    ['id', 'has space'],
+    ['displayName', ''],
+  ])('%s = %j → 400 naming the field', async (field, value) => {
+    const response = await t.api.post<ErrorBody>(BASE, {
+      displayName: 'x',
+      targetUrl: 'https://example.com/types',
+      [field]: value,
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('MISSING_REQUIRED_PARAMETER');
+    expect(response.body.errors!.some((error) => error.field === field || error.field.startsWith(`${field}.`))).toBe(true);
+  });
+
+  it('wrong types on update → 400, and the stored subscriber is unchanged', async () => {
+    const response = await t.api.put<ErrorBody>(`${BASE}/existing`, { enabled: 'false', displayName: 'changed' });
+    expect(response.status).toBe(400);
+    expectFieldError(response.body, 'enabled');
+    const stored = await t.api.get<{ displayName: string; enabled: boolean }>(`${BASE}/existing`);
+    expect(stored.body).toMatchObject({ displayName: 'Existing', enabled: true });
+  });
+});
+
+describe('query parameters', () => {
+  it.each([
+    ['limit=0', 'limit'],
+    ['limit=101', 'limit'],
+    ['limit=abc', 'limit'],
+    ['limit=5.5', 'limit'],
+    ['limit=1e1', 'limit'],
+    ['limit=', 'limit'],
+    ['offset=-1', 'offset'],
+    ['offset=x', 'offset'],
+    ['limit=1&limit=2', 'limit'],
+    ['sort=name', 'sort'],
+  ])('GET subscribers?%s → 400 naming %s', async (query, field) => {
+    const response = await t.api.get<ErrorBody>(`${BASE}?${query}`);
+    expect(response.status).toBe(400);
+    expectFieldError(response.body, field);
+  });
+
+  it.each([
+    ['status=DONE', 'status'],
+    ['status=pending', 'status'],
+    ['limit=0', 'limit'],
+    ['offset=-5', 'offset'],
+    ['page=2', 'page'],
+  ])('GET events?%s → 400 naming %s', async (query, field) => {
+    const response = await t.api.get<ErrorBody>(`/api/v0.9/webhook-events?${query}`);
+    expect(response.status).toBe(400);
+    expectFieldError(response.body, field);
+  });
+
+  it('an unknown status value names the allowed ones', async () => {
+    const response = await t.api.get<ErrorBody>('/api/v0.9/webhook-events?status=DONE');
+    expect(response.body.errors![0]!.message).toContain('ALL_DELIVERED');
+  });
+
+  it('routes without query parameters refuse any', async () => {
+    for (const path of [`${BASE}/existing?x=1`, `${BASE}/existing/deliveries?limit=5`]) {
+      const response = await t.api.get<ErrorBody>(path);
+      expect(response.status, path).toBe(400);
+      expect(response.body.code).toBe('MISSING_REQUIRED_PARAMETER');
+    }
+  });
+});
+
+describe('path ids', () => {
+  it.each([
+    ['%20space', 'subscriberId'],
+    ['...', 'subscriberId'],
+    ['a%2Fb', 'subscriberId'],
+    ['%00', 'subscriberId'],
+    ['%E2%9C%93', 'subscriberId'],
+    ['x'.repeat(300), 'subscriberId'],
+    ['-dash', 'subscriberId'],
+  ])('subscriber id %s → 400 naming the path parameter', async (id, field) => {
+    const response = await t.api.get<ErrorBody>(`${BASE}/${id}`);
+    expect(response.status).toBe(400);
+    expectFieldError(response.body, field);
+  });
+
+  it('odd event ids → 400', async () => {
+    const response = await t.api.get<ErrorBody>('/api/v0.9/webhook-events/%3Cscript%3E');
+    expect(response.status).toBe(400);
+    expectFieldError(response.body, 'eventId');
+  });
+
+  it('an unknown route → 404 in the ErrorResponse shape', async () => {
+    const response = await t.api.get<ErrorBody>('/api/v0.9/nothing-here');
+    expect(response.status).toBe(404);
+    expect(response.body).toMatchObject({ status: 'error', code: 'ORG_NOT_FOUND' });
+  });
+});
+
+it('wrote nothing and logged no secret or token', async () => {
+  expect(await subscriberCount()).toBe(1);
+  const logs = t.logs.join('\n');
+  expect(logs).not.toContain(SECRET);
+  expect(logs).not.toContain(t.adminToken);
+  expect(logs).toContain('request rejected');
+});
