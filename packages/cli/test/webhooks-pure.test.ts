@@ -1,0 +1,67 @@
+import { describe, expect, it } from 'vitest';
+import { parseEventStatus, parsePageNumber, resourcePath, subscriberRequestFromFlags } from '../src/webhooks/subscriber-request.js';
+import { parseSavedHeaders } from '../src/webhooks/verify-input.js';
+import { paginationSummary, recordRows, tableRows } from '../src/ui/cells.js';
+import { orgHandles } from '../src/commands/org-handles.js';
+import { describeHttpError } from '../src/http/client.js';
+
+describe('subscriberRequestFromFlags', () => {
+  it('maps flags to WebhookSubscriberRequest fields, typed', () => {
+    expect(
+      subscriberRequestFromFlags({ id: 'billing', name: 'Billing', url: 'https://b/h', events: ['apikey.*,subscription.created', ' x.y '], enabled: 'false', timeoutMs: '2500', secret: 's' }),
+    ).toStrictEqual({ id: 'billing', displayName: 'Billing', targetUrl: 'https://b/h', events: ['apikey.*', 'subscription.created', 'x.y'], enabled: false, timeoutMs: 2500, secret: 's' });
+  });
+  it('includes only the fields given (update keeps the rest) and lets flags override a base body', () => {
+    expect(subscriberRequestFromFlags({ events: [], enabled: 'true' })).toStrictEqual({ enabled: true });
+    expect(subscriberRequestFromFlags({ events: [], name: 'New' }, { displayName: 'Old', targetUrl: 'https://t' })).toStrictEqual({ displayName: 'New', targetUrl: 'https://t' });
+  });
+  it('rejects bad values', () => {
+    expect(() => subscriberRequestFromFlags({ events: [], enabled: 'yes' })).toThrow('--enabled must be true or false');
+    expect(() => subscriberRequestFromFlags({ events: [], timeoutMs: '1.5' })).toThrow('--timeout-ms must be a whole number');
+  });
+});
+
+describe('small validators', () => {
+  it('checks event statuses, page numbers and encodes ids', () => {
+    expect(parseEventStatus('failed')).toBe('FAILED');
+    expect(() => parseEventStatus('DONE')).toThrow('--status must be one of PENDING, DISPATCHED, ALL_DELIVERED, FAILED');
+    expect(parsePageNumber('10', '--limit')).toBe('10');
+    expect(() => parsePageNumber('-1', '--limit')).toThrow('--limit must be a non-negative integer');
+    expect(resourcePath('webhook-subscribers', 'a/b', '/deliveries')).toBe('/api/v0.9/webhook-subscribers/a%2Fb/deliveries');
+  });
+});
+
+describe('parseSavedHeaders', () => {
+  it('reads header lines (skipping a request line) and JSON objects, lowercasing names', () => {
+    expect(parseSavedHeaders('POST /hooks HTTP/1.1\r\nWebhook-Id: e1\r\nwebhook-timestamp: 17\r\n\r\n', 'h.txt')).toStrictEqual({ 'webhook-id': 'e1', 'webhook-timestamp': '17' });
+    expect(parseSavedHeaders('{"X-Api-Portal-Signature":"t=1,v1=ab"}', 'h.json')).toStrictEqual({ 'x-api-portal-signature': 't=1,v1=ab' });
+    expect(() => parseSavedHeaders('garbage', 'h.txt')).toThrow('h.txt: invalid header line "garbage"');
+  });
+});
+
+describe('table cells', () => {
+  it('turns list responses into rows, with arrays joined and missing values as -', () => {
+    const data = { list: [{ id: 'a', events: ['x.*', 'y.z'], meta: { n: 1 } }, { id: 'b', events: [] }], count: 2, pagination: { total: 7, limit: 2, offset: 2 } };
+    const columns = [{ header: 'ID', path: 'id' }, { header: 'EVENTS', path: 'events' }, { header: 'N', path: 'meta.n' }];
+    expect(tableRows(data, columns)).toStrictEqual([['a', 'x.*, y.z', '1'], ['b', '-', '-']]);
+    expect(paginationSummary(data)).toBe('3–4 of 7');
+    expect(tableRows({ list: [{ deliveries: [{}, {}] }] }, [{ header: 'D', path: 'deliveries.length' }])).toStrictEqual([['2']]);
+  });
+  it('turns a resource into key/value rows', () => {
+    expect(recordRows({ id: 'a', enabled: true, deliveries: [{ id: 1 }] })).toStrictEqual([['id', 'a'], ['enabled', 'true'], ['deliveries', '[{"id":1}]']]);
+  });
+});
+
+describe('orgHandles and describeHttpError', () => {
+  it('extracts org handles from a list', () => {
+    expect(orgHandles({ list: [{ id: 'acme' }, { handle: 'beta' }, 5] })).toStrictEqual(['acme', 'beta']);
+    expect(orgHandles([{ name: 'solo' }])).toStrictEqual(['solo']);
+  });
+  it('describes both error shapes', () => {
+    expect(describeHttpError(400, Buffer.from('{"status":"error","code":"MISSING_REQUIRED_PARAMETER","message":"bad","errors":[{"field":"targetUrl","message":"required"}]}'))).toBe(
+      'HTTP 400 MISSING_REQUIRED_PARAMETER: bad\n  targetUrl: required',
+    );
+    expect(describeHttpError(400, Buffer.from('{"message":"fields in the payload are missing or invalid"}'))).toBe('HTTP 400: fields in the payload are missing or invalid');
+    expect(describeHttpError(502, Buffer.from('Bad gateway'))).toBe('HTTP 502: Bad gateway');
+  });
+});
