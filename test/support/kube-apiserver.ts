@@ -13,7 +13,7 @@ import { freePort } from './ferretdb.js';
 const repoRoot = resolve(import.meta.dirname, '../..');
 
 /** The ServiceAccount the chart's operator RBAC is tested with (impersonated by the admin). */
-export const operatorServiceAccount = { namespace: 'herald-system', name: 'herald-herald-operator' };
+export const operatorServiceAccount = { namespace: 'herald-system', name: 'herald-operator' };
 
 export interface RunningKubeApiserver {
   url: string;

@@ -68,11 +68,17 @@ seccompProfile:
 {{- define "herald.masterKeySecretKey" -}}
 {{- if .Values.masterKey.existingSecret }}{{ .Values.masterKey.existingSecretKey }}{{ else }}master-key{{ end -}}
 {{- end -}}
+{{/* The operator's Herald API token: existingSecret, else token.value stored in the chart's Secret,
+     else a Secret named <fullname>-operator-token that NOTES.txt tells how to create. */}}
 {{- define "herald.operatorTokenSecretName" -}}
-{{- default (include "herald.secretName" .) .Values.operator.token.existingSecret -}}
+{{- if .Values.operator.token.existingSecret }}{{ .Values.operator.token.existingSecret }}
+{{- else if .Values.operator.token.value }}{{ include "herald.secretName" . }}
+{{- else }}{{ include "herald.fullname" . }}-operator-token{{ end -}}
 {{- end -}}
 {{- define "herald.operatorTokenSecretKey" -}}
-{{- if .Values.operator.token.existingSecret }}{{ .Values.operator.token.existingSecretKey }}{{ else }}operator-token{{ end -}}
+{{- if .Values.operator.token.existingSecret }}{{ .Values.operator.token.existingSecretKey }}
+{{- else if .Values.operator.token.value }}operator-token
+{{- else }}token{{ end -}}
 {{- end -}}
 
 {{/* A value generated once: reuse what the live Secret holds (lookup) so upgrades keep it. */}}
@@ -97,11 +103,6 @@ seccompProfile:
     secretKeyRef:
       name: {{ include "herald.masterKeySecretName" . }}
       key: {{ include "herald.masterKeySecretKey" . }}
-- name: HERALD_BOOTSTRAP_TOKEN
-  valueFrom:
-    secretKeyRef:
-      name: {{ include "herald.operatorTokenSecretName" . }}
-      key: {{ include "herald.operatorTokenSecretKey" . }}
 {{- with .Values.config.extraEnv }}
 {{ toYaml . }}
 {{- end }}

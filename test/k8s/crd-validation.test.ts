@@ -1,0 +1,75 @@
+// The CRD's OpenAPI schema and CEL rules, enforced by a real kube-apiserver.
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createTestNamespace, kubectl, kubectlOk } from '../support/kube.js';
+
+let namespace: string;
+
+function manifest(name: string, spec: Record<string, unknown>): string {
+  return JSON.stringify({ apiVersion: 'herald.dev/v1alpha1', kind: 'WebhookSubscriber', metadata: { name, namespace }, spec });
+}
+
+function apply(name: string, spec: Record<string, unknown>) {
+  return kubectl(['apply', '-f', '-'], { input: manifest(name, spec) });
+}
+
+beforeAll(() => {
+  namespace = createTestNamespace('crd');
+});
+
+describe('WebhookSubscriber CRD', () => {
+  it('accepts a minimal subscriber and applies the defaults', () => {
+    expect(apply('minimal', { targetUrl: 'https://example.com/hook', secretRef: { name: 'hook-secret' } }).status).toBe(0);
+    const stored = JSON.parse(kubectlOk(['get', 'webhooksubscriber', 'minimal', '-n', namespace, '-o', 'json'])) as { spec: Record<string, unknown> };
+    expect(stored.spec).toEqual({ targetUrl: 'https://example.com/hook', enabled: true, timeoutMs: 5000, secretRef: { name: 'hook-secret', key: 'secret' } });
+  });
+
+  it('accepts every documented event pattern form', () => {
+    const result = apply('patterns', { targetUrl: 'http://sink.local:8080/x', events: ['apikey.generated', 'subscription.*', '*.deleted', '*'] });
+    expect(result.stderr).toBe('');
+    expect(result.status).toBe(0);
+  });
+
+  it.each([
+    ['a non-http scheme', { targetUrl: 'ftp://example.com/x' }, 'targetUrl must be an absolute http:// or https:// URL'],
+    ['a relative URL', { targetUrl: '/just/a/path' }, 'targetUrl must be an absolute http:// or https:// URL'],
+    ['user info in the URL', { targetUrl: 'https://user:pw@example.com/x' }, 'targetUrl must not contain user info'],
+    ['an upper-case event', { targetUrl: 'https://e.com/', events: ['Order.created'] }, "event pattern must be '<family>.<action>'"],
+    ['a three-part event', { targetUrl: 'https://e.com/', events: ['a.b.c'] }, "event pattern must be '<family>.<action>'"],
+    ['a double wildcard', { targetUrl: 'https://e.com/', events: ['*.*'] }, "event pattern must be '<family>.<action>'"],
+    ['a timeout below 100 ms', { targetUrl: 'https://e.com/', timeoutMs: 50 }, 'should be greater than or equal to 100'],
+    ['a timeout above 30 s', { targetUrl: 'https://e.com/', timeoutMs: 30_001 }, 'should be less than or equal to 30000'],
+    ['an invalid handle', { targetUrl: 'https://e.com/', handle: '-starts-with-dash' }, 'spec.handle'],
+    ['an inline secret', { targetUrl: 'https://e.com/', secret: 'inline-secrets-are-not-allowed' }, 'unknown field "spec.secret"'],
+    ['a missing targetUrl', { events: ['a.b'] }, 'spec.targetUrl: Required value'],
+    ['a secretRef without a name', { targetUrl: 'https://e.com/', secretRef: { key: 'k' } }, 'spec.secretRef.name: Required value'],
+  ])('rejects %s with a clear message', (_what, spec, message) => {
+    const result = apply(`bad-${Math.random().toString(36).slice(2, 8)}`, spec);
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toContain(message);
+  });
+
+  it('rejects more than 100 event patterns', () => {
+    const events = Array.from({ length: 101 }, (_, index) => `family.action${index}`);
+    const result = apply('too-many', { targetUrl: 'https://e.com/', events });
+    expect(result.status).not.toBe(0);
+    expect(result.stderr).toMatch(/must have at most 100 items|Too many/);
+  });
+
+  it('keeps the handle immutable, including adding or removing it later', () => {
+    expect(apply('fixed', { targetUrl: 'https://e.com/', handle: 'fixed-handle' }).status).toBe(0);
+    const changed = apply('fixed', { targetUrl: 'https://e.com/', handle: 'other-handle' });
+    expect(changed.status).not.toBe(0);
+    expect(changed.stderr).toContain('handle is immutable');
+    const removed = apply('fixed', { targetUrl: 'https://e.com/' });
+    expect(removed.stderr).toContain('handle is immutable');
+
+    expect(apply('derived', { targetUrl: 'https://e.com/' }).status).toBe(0);
+    expect(apply('derived', { targetUrl: 'https://e.com/', handle: 'late' }).stderr).toContain('handle is immutable');
+    expect(apply('fixed', { targetUrl: 'https://e.com/changed', handle: 'fixed-handle' }).status).toBe(0);
+  });
+
+  it('prints URL, Enabled, Ready and Age columns', () => {
+    const table = kubectlOk(['get', 'webhooksubscribers', '-n', namespace]);
+    expect(table.split('\n')[0]).toMatch(/NAME\s+URL\s+ENABLED\s+READY\s+AGE/);
+  });
+});
