@@ -1,0 +1,193 @@
+// `herald webhooks …` as the real executable. Output is piped here (not a TTY), so it is JSON.
+import { createHmac } from 'node:crypto';
+import { cpSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startRecordingServer, type RecordingServer } from './support/recording-server.js';
+import { assertBuilt, heraldBin, runHerald, temporaryDirectory, type RunOptions } from './support/run-herald.js';
+import { seedConfig, testToken } from './support/config-fixture.js';
+
+let server: RecordingServer;
+let options: RunOptions;
+
+beforeAll(async () => {
+  assertBuilt();
+  server = await startRecordingServer();
+});
+afterAll(() => server.close());
+beforeEach(() => {
+  server.requests.length = 0;
+  options = { configDir: join(temporaryDirectory('herald-cfg-'), 'herald'), cwd: temporaryDirectory('herald-cwd-') };
+  seedConfig(options.configDir, { url: server.url });
+});
+
+const herald = (args: readonly string[], extra: Partial<RunOptions> = {}) => runHerald(args, { ...options, ...extra });
+const json = (body: unknown, status = 200) => ({ status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const subscriber = { id: 'billing', orgId: 'acme', displayName: 'Billing', targetUrl: 'https://billing.example.com/hooks', enabled: true, events: ['apikey.*'], timeoutMs: 5000, hasSecret: true };
+
+describe('webhooks subscribers', () => {
+  it('list passes --limit/--offset and prints the response as JSON', async () => {
+    const page = { list: [subscriber], count: 1, pagination: { total: 1, limit: 5, offset: 0 } };
+    server.respond(() => json(page));
+    const run = await herald(['webhooks', 'subscribers', 'list', '--limit', '5', '--offset', '0']);
+    expect(run.code).toBe(0);
+    expect(server.requests[0]?.url).toBe('/api/v0.9/webhook-subscribers?limit=5&offset=0');
+    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${testToken}`);
+    expect(JSON.parse(run.text)).toStrictEqual(page);
+  });
+
+  it('list --all fetches every page', async () => {
+    const all = Array.from({ length: 5 }, (_, index) => ({ ...subscriber, id: `s${index}` }));
+    server.respond((request) => {
+      const offset = Number(new URL(request.url, 'http://x').searchParams.get('offset') ?? 0);
+      const list = all.slice(offset, offset + 2);
+      return json({ list, count: list.length, pagination: { total: all.length, limit: 2, offset } });
+    });
+    const run = await herald(['webhooks', 'subscribers', 'list', '--all', '--limit', '2']);
+    expect(server.requests).toHaveLength(3);
+    expect(JSON.parse(run.text).list.map((item: { id: string }) => item.id)).toStrictEqual(['s0', 's1', 's2', 's3', 's4']);
+  });
+
+  it('create sends a WebhookSubscriberRequest built from flags, the secret read from a file', async () => {
+    server.respond(() => json(subscriber, 201));
+    writeFileSync(join(options.cwd, 'secret.txt'), 'a-long-enough-secret-value\n');
+    const run = await herald([
+      'webhooks', 'subscribers', 'create', '--id', 'billing', '--name', 'Billing', '--url', 'https://billing.example.com/hooks',
+      '--event', 'apikey.*', '--event', 'subscription.created,subscription.deleted', '--timeout-ms', '3000', '--enabled', 'false', '--secret-file', 'secret.txt',
+    ]);
+    expect(run.code).toBe(0);
+    const request = server.requests[0]!;
+    expect([request.method, request.url]).toStrictEqual(['POST', '/api/v0.9/webhook-subscribers']);
+    expect(JSON.parse(request.body.toString())).toStrictEqual({
+      id: 'billing', displayName: 'Billing', targetUrl: 'https://billing.example.com/hooks',
+      events: ['apikey.*', 'subscription.created', 'subscription.deleted'], enabled: false, timeoutMs: 3000, secret: 'a-long-enough-secret-value',
+    });
+    expect(JSON.parse(run.text)).toStrictEqual(subscriber);
+  });
+
+  it('create without --url is a usage error and sends nothing', async () => {
+    const run = await herald(['webhooks', 'subscribers', 'create', '--name', 'x']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('missing --url');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('update sends only the fields given', async () => {
+    server.respond(() => json({ ...subscriber, enabled: false }));
+    const run = await herald(['webhooks', 'subscribers', 'update', 'billing', '--enabled', 'false']);
+    expect(run.code).toBe(0);
+    expect([server.requests[0]?.method, server.requests[0]?.url]).toStrictEqual(['PUT', '/api/v0.9/webhook-subscribers/billing']);
+    expect(JSON.parse(server.requests[0]!.body.toString())).toStrictEqual({ enabled: false });
+  });
+
+  it('get and delete address the subscriber by handle', async () => {
+    server.respond((request) => (request.method === 'DELETE' ? { status: 204 } : json(subscriber)));
+    const got = await herald(['webhooks', 'subscribers', 'get', 'billing', '--json']);
+    expect(JSON.parse(got.text)).toStrictEqual(subscriber);
+    const deleted = await herald(['webhooks', 'subscribers', 'delete', 'billing']);
+    expect(deleted.code).toBe(0);
+    expect(deleted.stderr).toBe('Deleted subscriber billing.\n');
+    expect(server.requests.map((request) => `${request.method} ${request.url}`)).toStrictEqual([
+      'GET /api/v0.9/webhook-subscribers/billing',
+      'DELETE /api/v0.9/webhook-subscribers/billing',
+    ]);
+  });
+
+  it('reports an error response with its code, message and field details, exit 1', async () => {
+    server.respond(() => json({ status: 'error', code: 'MISSING_REQUIRED_PARAMETER', message: 'invalid subscriber', errors: [{ field: 'targetUrl', message: 'must be an absolute http(s) URL' }] }, 400));
+    const run = await herald(['webhooks', 'subscribers', 'create', '--name', 'x', '--url', 'nope']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('herald: HTTP 400 MISSING_REQUIRED_PARAMETER: invalid subscriber\n  targetUrl: must be an absolute http(s) URL\n');
+  });
+
+  it('reports the legacy {"message"} error shape', async () => {
+    server.respond(() => json({ message: 'fields in the payload are missing or invalid' }, 400));
+    const run = await herald(['webhooks', 'subscribers', 'update', 'billing', '--name', '']);
+    expect(run.stderr).toBe('herald: HTTP 400: fields in the payload are missing or invalid\n');
+  });
+});
+
+describe('webhooks deliveries and events', () => {
+  it('deliveries lists a subscriber\'s attempts', async () => {
+    const body = { list: [{ deliveryId: 'd1', eventType: 'apikey.generated', status: 'FAILED', lastHttpStatus: 500, lastError: 'HTTP 500', lastAttemptAt: null, deliveredAt: null, occurredAt: null }] };
+    server.respond(() => json(body));
+    const run = await herald(['webhooks', 'deliveries', 'billing']);
+    expect(server.requests[0]?.url).toBe('/api/v0.9/webhook-subscribers/billing/deliveries');
+    expect(JSON.parse(run.text)).toStrictEqual(body);
+  });
+
+  it('events list filters by status; an invalid status sends nothing', async () => {
+    server.respond(() => json({ list: [], count: 0, pagination: { total: 0, limit: 20, offset: 0 } }));
+    const run = await herald(['webhooks', 'events', 'list', '--status', 'failed']);
+    expect(run.code).toBe(0);
+    expect(server.requests[0]?.url).toBe('/api/v0.9/webhook-events?status=FAILED');
+    const bad = await herald(['webhooks', 'events', 'list', '--status', 'LOST']);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('--status must be one of PENDING, DISPATCHED, ALL_DELIVERED, FAILED');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('events get reads one event', async () => {
+    server.respond(() => json({ eventId: 'e1', deliveries: [] }));
+    const run = await herald(['webhooks', 'events', 'get', 'e1']);
+    expect(server.requests[0]?.url).toBe('/api/v0.9/webhook-events/e1');
+    expect(JSON.parse(run.text)).toStrictEqual({ eventId: 'e1', deliveries: [] });
+  });
+});
+
+describe('webhooks verify (with @herald/receiver)', () => {
+  // Known answer of DECISIONS §6 for the api-portal profile.
+  const body = '{"event_id":"e1"}';
+  const apiPortalSignature = 't=1700000000,v1=74d0ee938ed8d438f910c8eefa9612292ce48b661b333f859b2ddc810369cac6';
+
+  function save(headers: string): void {
+    writeFileSync(join(options.cwd, 'body.json'), body);
+    writeFileSync(join(options.cwd, 'headers.txt'), headers);
+    writeFileSync(join(options.cwd, 'secret.txt'), 'shared-secret\n');
+  }
+
+  it('accepts a valid api-portal signature of a saved delivery', async () => {
+    save(`POST /hooks HTTP/1.1\nX-Api-Portal-Event-Id: e1\nX-Api-Portal-Signature: ${apiPortalSignature}\n`);
+    const run = await herald(['webhooks', 'verify', '--body', 'body.json', '--headers', 'headers.txt', '--secret-file', 'secret.txt', '--ignore-timestamp']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.text).toBe('Signature valid (profile api-portal, event e1, signed at 2023-11-14T22:13:20.000Z).\n');
+  });
+
+  it('rejects a wrong secret and an old timestamp with exit code 1', async () => {
+    save(`X-Api-Portal-Signature: ${apiPortalSignature}\n`);
+    const wrong = await herald(['webhooks', 'verify', '--body', 'body.json', '--headers', 'headers.txt', '--ignore-timestamp'], { env: { HERALD_WEBHOOK_SECRET: 'other-secret' } });
+    expect(wrong.code).toBe(1);
+    expect(wrong.stderr).toContain('signature not valid: no signature matches (SIGNATURE_MISMATCH)');
+    const old = await herald(['webhooks', 'verify', '--body', 'body.json', '--headers', 'headers.txt', '--secret-file', 'secret.txt']);
+    expect(old.code).toBe(1);
+    expect(old.stderr).toContain('TIMESTAMP_OUT_OF_RANGE');
+  });
+
+  it('verifies a standard-webhooks signature given with -H', async () => {
+    const timestamp = Math.floor(Date.now() / 1000);
+    const signature = createHmac('sha256', 'shared-secret').update(`evt_1.${timestamp}.${body}`).digest('base64');
+    save('');
+    const run = await herald(
+      ['webhooks', 'verify', '--body', 'body.json', '-H', 'webhook-id: evt_1', '-H', `webhook-timestamp: ${timestamp}`, '-H', `webhook-signature: v1,${signature}`, '--secret-file', 'secret.txt'],
+    );
+    expect(run.stderr).toBe('');
+    expect(run.text).toContain('Signature valid (profile standard, event evt_1');
+  });
+
+  it('says clearly when @herald/receiver is not installed', async () => {
+    // A copy of the built CLI outside the workspace cannot resolve @herald/receiver.
+    const isolated = temporaryDirectory('herald-isolated-');
+    cpSync(join(heraldBin, '..', '..'), join(isolated, 'dist'), { recursive: true });
+    writeFileSync(join(isolated, 'package.json'), '{"type":"module"}');
+    save(`X-Api-Portal-Signature: ${apiPortalSignature}\n`);
+    const { spawnSync } = await import('node:child_process');
+    const result = spawnSync(process.execPath, [join(isolated, 'dist/bin/herald.js'), 'webhooks', 'verify', '--body', 'body.json', '--headers', 'headers.txt', '--secret-file', 'secret.txt'], {
+      cwd: options.cwd,
+      encoding: 'utf8',
+      env: { PATH: process.env.PATH ?? '', HERALD_CONFIG_DIR: options.configDir },
+    });
+    expect(result.status).toBe(3);
+    expect(result.stderr).toContain('herald webhooks verify needs the @herald/receiver package, which is not installed');
+  });
+});
