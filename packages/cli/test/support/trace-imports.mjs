@@ -2,6 +2,7 @@
 // by HERALD_TRACE_IMPORTS, so a test can prove which packages a command loads.
 import { appendFileSync } from 'node:fs';
 import { registerHooks } from 'node:module';
+import process from 'node:process';
 
 const traceFile = process.env.HERALD_TRACE_IMPORTS;
 registerHooks({
