@@ -36,7 +36,8 @@ export interface RunningHost {
 export async function startHost(config: HostConfig, options: StartHostOptions = {}): Promise<RunningHost> {
   const mode = options.mode ?? 'all';
   const logger = options.logger ?? createLogger(config.logLevel);
-  const client = new MongoClient(config.mongodbUri, { serverSelectionTimeoutMS: 10_000 });
+  // Driver options (timeouts, TLS, pool) come from the URI, so operators tune them in one place.
+  const client = new MongoClient(config.mongodbUri);
   await client.connect();
   const db = client.db(config.mongodbDbName);
   try {

@@ -1,0 +1,150 @@
+// Configuration: defaults, HERALD_* parsing, file ← env precedence, and clear errors at start.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { parseDuration } from '../src/config/duration.js';
+import { HostConfigError, loadConfig } from '../src/config/load.js';
+
+const MONGO = { HERALD_MONGODB_URI: 'mongodb://127.0.0.1:27017/' };
+const key = () => randomBytes(32).toString('base64');
+
+function problemsOf(action: () => unknown): string[] {
+  try {
+    action();
+  } catch (error) {
+    if (error instanceof HostConfigError) return error.problems;
+    throw error;
+  }
+  throw new Error('expected a HostConfigError');
+}
+
+describe('loadConfig', () => {
+  it('applies the documented defaults', () => {
+    const config = loadConfig({ env: MONGO });
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      port: 8080,
+      org: 'default',
+      mongodbDbName: 'herald',
+      signingProfile: 'standard',
+      readOnly: false,
+      ssrfAllowList: [],
+      logLevel: 'info',
+      dataDir: './.data',
+      drainTimeoutMs: 10_000,
+    });
+    expect(config.masterKeys).toBeUndefined();
+  });
+
+  it('reads every HERALD_* variable', () => {
+    const [k1, k2] = [key(), key()];
+    const config = loadConfig({
+      env: {
+        ...MONGO,
+        HERALD_HOST: '0.0.0.0',
+        HERALD_PORT: '9090',
+        HERALD_PUBLIC_URL: 'https://herald.example.com',
+        HERALD_ORG: 'acme',
+        HERALD_MASTER_KEYS: `old:${k1},new:${k2}`,
+        HERALD_SIGNING_PROFILE: 'api-portal',
+        HERALD_READ_ONLY: 'true',
+        HERALD_SSRF_ALLOW_LIST: '127.0.0.0/8, 10.0.0.0/8',
+        HERALD_RETRY_SCHEDULE: '5s,30s,2m',
+        HERALD_MAX_ATTEMPTS: '4',
+        HERALD_RETENTION: '7d',
+        HERALD_LOG_LEVEL: 'debug',
+        HERALD_DATA_DIR: '/var/lib/herald',
+        HERALD_DRAIN_TIMEOUT: '20s',
+        HERALD_JWT_JWKS_URL: 'https://idp.example.com/jwks.json',
+        HERALD_JWT_ISSUER: 'https://idp.example.com/',
+        HERALD_JWT_AUDIENCE: 'herald',
+        HERALD_JWT_ORG_CLAIM: 'tenant',
+      },
+    });
+    expect(config).toMatchObject({
+      host: '0.0.0.0',
+      port: 9090,
+      publicBaseUrl: 'https://herald.example.com',
+      org: 'acme',
+      masterKeys: { current: 'new', keys: { old: k1, new: k2 } },
+      signingProfile: 'api-portal',
+      readOnly: true,
+      ssrfAllowList: ['127.0.0.0/8', '10.0.0.0/8'],
+      retryScheduleMs: [5_000, 30_000, 120_000],
+      maxAttempts: 4,
+      retentionMs: 7 * 86_400_000,
+      logLevel: 'debug',
+      dataDir: '/var/lib/herald',
+      drainTimeoutMs: 20_000,
+      jwt: { jwksUrl: 'https://idp.example.com/jwks.json', issuer: 'https://idp.example.com/', audience: 'herald', orgClaim: 'tenant', clockToleranceSec: 30 },
+    });
+  });
+
+  it('a single HERALD_MASTER_KEY gets the id k1; HERALD_MASTER_KEY_CURRENT picks among several', () => {
+    const k = key();
+    expect(loadConfig({ env: { ...MONGO, HERALD_MASTER_KEY: k } }).masterKeys).toEqual({ current: 'k1', keys: { k1: k } });
+    const [a, b] = [key(), key()];
+    const rotated = loadConfig({ env: { ...MONGO, HERALD_MASTER_KEYS: `a:${a},b:${b}`, HERALD_MASTER_KEY_CURRENT: 'a' } });
+    expect(rotated.masterKeys?.current).toBe('a');
+  });
+
+  it('a JSON file is overridden by the environment, field by field', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'herald-config-'));
+    const file = join(dir, 'herald.json');
+    writeFileSync(file, JSON.stringify({ mongodbUri: 'mongodb://file/', port: 7000, org: 'from-file', jwt: { publicKeyPem: 'PEM', audience: 'file-aud' } }));
+    const config = loadConfig({ env: { HERALD_CONFIG: file, HERALD_PORT: '7001', HERALD_JWT_AUDIENCE: 'env-aud' } });
+    expect(config).toMatchObject({ mongodbUri: 'mongodb://file/', port: 7001, org: 'from-file', jwt: { publicKeyPem: 'PEM', audience: 'env-aud' } });
+  });
+
+  it('reports every problem at once, named by its variable', () => {
+    const problems = problemsOf(() =>
+      loadConfig({ env: { ...MONGO, HERALD_PORT: 'eighty', HERALD_SIGNING_PROFILE: 'fancy', HERALD_READ_ONLY: 'maybe', HERALD_RETRY_SCHEDULE: '5s,soon' } }),
+    );
+    expect(problems.join('\n')).toContain('HERALD_PORT (port)');
+    expect(problems.join('\n')).toContain('HERALD_SIGNING_PROFILE');
+    expect(problems.join('\n')).toContain('HERALD_READ_ONLY');
+    expect(problems.join('\n')).toContain('HERALD_RETRY_SCHEDULE');
+  });
+
+  it.each([
+    [{}, 'mongodbUri is required'],
+    [{ ...MONGO, HERALD_MASTER_KEY: Buffer.alloc(31).toString('base64') }, 'masterKeys'],
+    [{ ...MONGO, HERALD_MASTER_KEYS: `a:${randomBytes(32).toString('base64')}`, HERALD_MASTER_KEY_CURRENT: 'b' }, 'masterKeys.current'],
+    [{ ...MONGO, HERALD_JWT_ISSUER: 'https://idp/' }, 'exactly one of jwksUrl'],
+    [{ HERALD_MONGODB_URI: 'postgres://x' }, 'mongodbUri'],
+    [{ ...MONGO, HERALD_ORG: 'bad org!' }, 'org'],
+  ])('refuses %j with a message about %s', (env, fragment) => {
+    expect(problemsOf(() => loadConfig({ env })).join('\n')).toContain(fragment);
+  });
+
+  it('refuses unknown fields and unreadable files', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'herald-config-'));
+    const file = join(dir, 'bad.json');
+    writeFileSync(file, JSON.stringify({ mongodbUri: 'mongodb://x/', prot: 1 }));
+    expect(problemsOf(() => loadConfig({ env: {}, configFile: file })).join('\n')).toContain('prot: is not allowed');
+    expect(problemsOf(() => loadConfig({ env: {}, configFile: join(dir, 'missing.json') })).join('\n')).toContain('cannot read');
+    writeFileSync(file, '{not json');
+    expect(problemsOf(() => loadConfig({ env: {}, configFile: file })).join('\n')).toContain('not a JSON object');
+  });
+
+  it('never puts key material into error messages', () => {
+    const secretKey = Buffer.alloc(40, 7).toString('base64');
+    const error = problemsOf(() => loadConfig({ env: { ...MONGO, HERALD_MASTER_KEY: secretKey } })).join('\n');
+    expect(error).not.toContain(secretKey);
+  });
+});
+
+describe('parseDuration', () => {
+  it.each([
+    ['250', 250],
+    ['250ms', 250],
+    ['5s', 5_000],
+    ['2m', 120_000],
+    ['1h', 3_600_000],
+    ['30d', 2_592_000_000],
+  ])('%s → %d ms', (text, ms) => expect(parseDuration(text)).toBe(ms));
+
+  it.each(['', '5x', '-1s', '1.5h', 'soon'])('%j is not a duration', (text) => expect(parseDuration(text)).toBeUndefined());
+});
