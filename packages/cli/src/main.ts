@@ -72,6 +72,8 @@ export async function main(argv: readonly string[]): Promise<number> {
   try {
     return await dispatch(argv);
   } catch (error) {
+    // The reader went away (e.g. `herald api … | head -1`): not an error worth reporting.
+    if ((error as NodeJS.ErrnoException | undefined)?.code === 'EPIPE') return ExitCode.ok;
     if (error instanceof CliError) {
       process.stderr.write(`herald: ${error.message}\n${error.hint ? `${error.hint}\n` : ''}`);
       return error.exitCode;
