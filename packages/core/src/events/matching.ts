@@ -1,13 +1,17 @@
 // Event types, filter patterns and the matching keys (DECISIONS §5). Pure.
 //
-// Why buckets keyed by `_id` and not a multikey index `{orgId, enabled, matchKeys}`: the test and
-// dev database, FerretDB v1 (SQLite), pushes no filter down to storage except `_id` equality
-// (`explain` reports filterPushdown=false for every other shape, including `$in` on `_id`), so any
-// other query decodes every document of the collection. An `_id` lookup is a unique-index probe on
-// every server. So a filter pattern is reduced to a match key, the key names a bucket document
-// `<org>|<key>` holding the ids of the enabled subscribers with that key, and an event `f.a`
-// reads the buckets of its four candidate keys `f.a`, `f.*`, `*.a`, `*` — then those subscribers
-// by `_id`. Work is proportional to the matches, never to the number of subscribers.
+// Why buckets keyed by `_id` and not a multikey index `{orgId, enabled, matchKeys}`:
+// - MongoDB serves an `_id` equality from the `_id` index on every deployment, and so the work of
+//   matching an event is proportional to the matches, never to the number of subscribers.
+// - FerretDB v1 (SQLite), the test and dev database, pushes no filter down to storage except an
+//   `_id` equality (`explain` reports filterPushdown=false for every other shape, including `$in`
+//   on `_id` and the multikey query above), and without pushdown it decodes every document of the
+//   collection. With pushdown only the matching documents are decoded. (Measured: SQLite still
+//   scans the table for the `_id` comparison, so lookups there grow with the collection; FerretDB
+//   v1 uses no index for queries at all.)
+// So a filter pattern is reduced to a match key, the key names a bucket document `<org>|<key>`
+// holding the ids of the enabled subscribers with that key, and an event `f.a` reads the buckets
+// of its four candidate keys `f.a`, `f.*`, `*.a`, `*` — then those subscribers by `_id`.
 
 const SEGMENT = '[a-z0-9_]+';
 const EVENT_TYPE = new RegExp(`^${SEGMENT}\\.${SEGMENT}$`);
