@@ -55,9 +55,10 @@ for (let index = 0; index < runs; index++) {
 }
 server.close();
 
+const print = (line) => process.stdout.write(`${line}\n`);
 const heraldMedian = median(samples.herald);
 const baselineMedian = median(samples.baseline);
-console.log(`node ${process.version}, ${runs} runs each (after ${warmups} warm-ups), interleaved`);
-console.log(`herald api /orgs       median ${heraldMedian.toFixed(1)} ms  (min ${Math.min(...samples.herald).toFixed(1)})`);
-console.log(`node -e "fetch(...)"   median ${baselineMedian.toFixed(1)} ms  (min ${Math.min(...samples.baseline).toFixed(1)})`);
-console.log(`ratio herald/baseline  ${(heraldMedian / baselineMedian).toFixed(2)}x (target <= 2x)`);
+print(`node ${process.version}, ${runs} runs each (after ${warmups} warm-ups), interleaved`);
+print(`herald api /orgs       median ${heraldMedian.toFixed(1)} ms  (min ${Math.min(...samples.herald).toFixed(1)})`);
+print(`node -e "fetch(...)"   median ${baselineMedian.toFixed(1)} ms  (min ${Math.min(...samples.baseline).toFixed(1)})`);
+print(`ratio herald/baseline  ${(heraldMedian / baselineMedian).toFixed(2)}x (target <= 2x)`);

@@ -103,6 +103,11 @@ describe('methods, fields and bodies', () => {
     expect(request.body.toString()).toBe('{"big":123456789012345678901234567890,"tags":["a","b"],"meta":{"owner":"ops"}}');
   });
 
+  it('keeps -f and -F in command-line order when they build one array', async () => {
+    await herald(['api', '-X', 'POST', '/orgs', '-F', 'list[]=1', '-f', 'list[]=2', '-F', 'list[]=3']);
+    expect(JSON.parse(only().body.toString())).toStrictEqual({ list: [1, '2', 3] });
+  });
+
   it('reads -F key=@- from standard input', async () => {
     await herald(['api', '/orgs', '-X', 'POST', '-F', 'description=@-'], { stdin: 'piped text' });
     expect(JSON.parse(only().body.toString())).toStrictEqual({ description: 'piped text' });

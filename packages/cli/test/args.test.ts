@@ -56,3 +56,14 @@ describe('renderHelp', () => {
     expect(text).toContain('EXAMPLES\n  herald x -i');
   });
 });
+
+describe('occurrences', () => {
+  it('keeps repeatable values of different flags in command-line order', () => {
+    const args = parseArgs(['-F', 'a=1', '--raw-field', 'b=2', '-Fc=3', '-X', 'POST'], [...specs, { name: 'raw-field', short: 'f', kind: 'repeatable', description: 'r' }]);
+    expect(args.occurrences).toStrictEqual([
+      { name: 'field', value: 'a=1' },
+      { name: 'raw-field', value: 'b=2' },
+      { name: 'field', value: 'c=3' },
+    ]);
+  });
+});

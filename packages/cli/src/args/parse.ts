@@ -21,6 +21,8 @@ export interface ParsedArgs {
   /** Keyed by long name. Repeatable flags are arrays in the order given. */
   readonly flags: Readonly<Record<string, FlagValue>>;
   readonly positionals: readonly string[];
+  /** Every value of a repeatable flag in command-line order, across flags (e.g. -f and -F interleaved). */
+  readonly occurrences: readonly { readonly name: string; readonly value: string }[];
 }
 
 function findLong(specs: readonly FlagSpec[], name: string): FlagSpec | undefined {
@@ -42,6 +44,7 @@ function unknownFlag(flag: string, hint: string | undefined): never {
 export function parseArgs(argv: readonly string[], specs: readonly FlagSpec[], hint?: string): ParsedArgs {
   const flags: Record<string, FlagValue> = {};
   const positionals: string[] = [];
+  const occurrences: { name: string; value: string }[] = [];
 
   const store = (spec: FlagSpec, value: string | true, shownAs: string): void => {
     if (spec.kind === 'boolean') {
@@ -54,6 +57,7 @@ export function parseArgs(argv: readonly string[], specs: readonly FlagSpec[], h
     } else if (spec.kind === 'repeatable') {
       const previous = flags[spec.name];
       flags[spec.name] = Array.isArray(previous) ? [...previous, value] : [value];
+      occurrences.push({ name: spec.name, value });
     } else {
       flags[spec.name] = value;
     }
@@ -99,7 +103,7 @@ export function parseArgs(argv: readonly string[], specs: readonly FlagSpec[], h
     }
     positionals.push(arg);
   }
-  return { flags, positionals };
+  return { flags, positionals, occurrences };
 }
 
 export function stringFlag(args: ParsedArgs, name: string): string | undefined {

@@ -67,21 +67,14 @@ interface FieldArgument {
 }
 
 /** -f and -F in command-line order (their order decides nested arrays and duplicate keys). */
-function fieldArguments(argv: readonly string[], args: ParsedArgs): FieldArgument[] {
-  const raw = [...listFlag(args, 'raw-field')];
-  const typed = [...listFlag(args, 'field')];
-  const ordered: FieldArgument[] = [];
-  for (let index = 0; index < argv.length; index++) {
-    const arg = argv[index] as string;
-    const kind = /^(-f|--raw-field)(=|$)|^-f./.test(arg) ? 'raw' : /^(-F|--field)(=|$)|^-F./.test(arg) ? 'typed' : undefined;
-    if (arg === '--') break;
-    if (!kind) continue;
-    const text = kind === 'raw' ? raw.shift() : typed.shift();
-    if (text === undefined) continue;
-    const { key, value } = splitKeyValue(text, kind === 'raw' ? '-f/--raw-field' : '-F/--field');
-    ordered.push({ key, valueText: value, typed: kind === 'typed' });
-  }
-  return ordered;
+function fieldArguments(args: ParsedArgs): FieldArgument[] {
+  return args.occurrences
+    .filter((occurrence) => occurrence.name === 'raw-field' || occurrence.name === 'field')
+    .map((occurrence) => {
+      const typed = occurrence.name === 'field';
+      const { key, value } = splitKeyValue(occurrence.value, typed ? '-F/--field' : '-f/--raw-field');
+      return { key, valueText: value, typed };
+    });
 }
 
 async function readFields(fieldArgs: readonly FieldArgument[]): Promise<TypedField[]> {
@@ -134,7 +127,7 @@ export async function runApiCommand(argv: readonly string[]): Promise<number> {
   const endpoint = args.positionals[0] as string;
   assertKnownPlaceholders(endpoint); // rule 2: fails before anything else is looked at
 
-  const fieldArgs = fieldArguments(argv, args);
+  const fieldArgs = fieldArguments(args);
   const paginate = booleanFlag(args, 'paginate');
   const slurp = booleanFlag(args, 'slurp');
   const jqFilter = stringFlag(args, 'jq');
