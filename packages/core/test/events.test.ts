@@ -5,6 +5,8 @@ import { NotFoundError, ValidationError, type Scope } from '../src/index.js';
 import { completeFanOut, completePendingFanOuts, sealPendingSensitive } from '../src/events/fan-out.js';
 import { collectionsFor, type Collections } from '../src/storage/collections.js';
 import type { DeliveryDocument } from '../src/storage/documents.js';
+import { expectMatchesSchema } from './schema-check.js';
+import { schemas } from '../src/index.js';
 import { coreContextFor, openTestHerald, rawDatabaseText, type TestHerald } from './helpers.js';
 
 let t: TestHerald;
@@ -294,6 +296,7 @@ describe('reads', () => {
         deliveredAt: null,
       },
     ]);
+    expectMatchesSchema(schemas.WebhookEventList, page);
     const next = await t.herald.events.list(org, { limit: 2, offset: 2 });
     expect(next.list.map((event) => event.eventId)).toEqual([published[0]]);
   });
@@ -350,6 +353,7 @@ describe('reads', () => {
         },
       ],
     });
+    expectMatchesSchema(schemas.WebhookEventDetail, detail);
     await expect(t.herald.events.get({ orgId: 'org-other' }, eventId)).rejects.toBeInstanceOf(NotFoundError);
     await expect(t.herald.events.get(org, 'no-such-event')).rejects.toMatchObject({ code: 'ORG_NOT_FOUND' });
   });
@@ -361,6 +365,7 @@ describe('reads', () => {
     expect(list).toHaveLength(3);
     expect(list[0]!.deliveryId).toBe(attemptedId);
     expect(list[0]).toMatchObject({ eventType: 'doc.saved', status: 'FAILED', lastHttpStatus: 500 });
+    expectMatchesSchema(schemas.WebhookSubscriberDeliveryList, { list });
     const neverAttempted = rows
       .filter((row) => row._id !== attemptedId)
       .sort((a, b) => b.createdAt.getTime() - a.createdAt.getTime() || (a._id < b._id ? 1 : -1))
@@ -421,6 +426,7 @@ describe('cancellation, redeliver and retry', () => {
     await collections.events.updateOne({ _id: event.eventId }, { $set: { status: 'FAILED' } });
     const retried = await t.herald.deliveries.retry(org, row!._id);
     expect(retried).toMatchObject({ deliveryId: row!._id, status: 'PENDING', subscriberId: 'retry-me' });
+    expectMatchesSchema(schemas.WebhookEventDelivery, retried);
     expect((await collections.events.findOne({ _id: event.eventId }))?.status).toBe('DISPATCHED');
     await expect(t.herald.deliveries.retry({ orgId: 'org-x' }, row!._id)).rejects.toBeInstanceOf(NotFoundError);
     await expect(t.herald.deliveries.retry(org, 'nope')).rejects.toBeInstanceOf(NotFoundError);

@@ -4,6 +4,8 @@ import { ConfigError, ConflictError, NotFoundError, ValidationError, createHeral
 import { collectionsFor } from '../src/storage/collections.js';
 import { openTestDatabase } from '../../../test/support/mongo.js';
 import { openTestHerald, rawDatabaseText, type TestHerald } from './helpers.js';
+import { expectMatchesSchema } from './schema-check.js';
+import { schemas } from '../src/index.js';
 
 let t: TestHerald;
 const deletedPrincipals = new Set<string>();
@@ -54,6 +56,7 @@ describe('create', () => {
     expect(created.updatedAt).toBe(created.createdAt);
     expect(JSON.stringify(created)).not.toContain('a-very-long-shared-secret');
     expect(await t.herald.subscribers.get(scope, created.id)).toEqual(created);
+    expectMatchesSchema(schemas.WebhookSubscriberResponse, created);
   });
 
   test('keeps a given handle; a second create with the same handle is a 409 CONFLICT', async () => {
@@ -134,6 +137,7 @@ describe('get, list', () => {
     expect(page.list[0]).toHaveProperty('createdBy', 'bob');
     const rest = await t.herald.subscribers.list(orgScope, { limit: 2, offset: 2 });
     expect(rest.list.map((item) => item.id)).toEqual(['b']);
+    expectMatchesSchema(schemas.WebhookSubscriberList, page);
     const defaults = await t.herald.subscribers.list(orgScope);
     expect(defaults.pagination).toEqual({ total: 3, limit: 20, offset: 0 });
   });
