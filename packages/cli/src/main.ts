@@ -49,8 +49,33 @@ export function topLevelHelp(): string {
   ].join('\n');
 }
 
+/**
+ * `--org` is a flag of the root command inherited by its subcommands, so `herald --org acme api …`
+ * works too: a leading `--org X` / `--org=X` is moved behind the command name.
+ */
+export function moveLeadingOrgFlag(argv: readonly string[]): readonly string[] {
+  const leading: string[] = [];
+  let index = 0;
+  for (;;) {
+    const arg = argv[index];
+    const value = argv[index + 1];
+    if (arg === '--org' && value !== undefined) {
+      leading.push(arg, value);
+      index += 2;
+    } else if (arg?.startsWith('--org=')) {
+      leading.push(arg);
+      index += 1;
+    } else {
+      break;
+    }
+  }
+  const [command, ...rest] = argv.slice(index);
+  if (leading.length === 0 || command === undefined) return argv;
+  return [command, ...leading, ...rest];
+}
+
 async function dispatch(argv: readonly string[]): Promise<number> {
-  const [first, ...rest] = argv;
+  const [first, ...rest] = moveLeadingOrgFlag(argv);
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
     if (first === 'help' && rest[0] !== undefined) return dispatch([rest[0], '--help']);
     process.stdout.write(topLevelHelp());

@@ -240,6 +240,11 @@ describe('placeholders', () => {
     expect(only().url).toBe('/api/v1/orgs/flag-org/projects/flag%20project');
   });
 
+  it('accepts the inherited --org before the command name', async () => {
+    await herald(['--org', 'root-flag', 'api', '/orgs/{org}']);
+    expect(only().url).toBe('/api/v1/orgs/root-flag');
+  });
+
   it('takes {org} from current_org when the link names only a project', async () => {
     writeFileSync(join(options.cwd, '.herald.json'), JSON.stringify({ project: 'p1' }));
     await herald(['api', '/orgs/{org}/projects/{project}']);
