@@ -8,7 +8,8 @@ import { createCatalog } from './events/catalog.js';
 import { completePendingFanOuts } from './events/fan-out.js';
 import { createEventService } from './events/service.js';
 import { silentLogger } from './logger.js';
-import { collectionsFor, DEFAULT_COLLECTION_PREFIX } from './storage/collections.js';
+import { collectionsFor, DEFAULT_COLLECTION_PREFIX, type Collections } from './storage/collections.js';
+import { ConfigError } from './errors/index.js';
 import { ensureIndexes } from './storage/indexes.js';
 import { createSubscriberService } from './subscribers/service.js';
 import type { Herald, HeraldOptions, MongoConnection } from './types.js';
@@ -24,6 +25,21 @@ async function connect(mongo: MongoConnection): Promise<{ db: Db; ownedClient: M
   return { db: client.db(mongo.dbName), ownedClient: client };
 }
 
+/** Stored secrets sealed under a key that is not configured could never sign: refuse to start. */
+async function assertSecretsReadable(collections: Collections, keyIds: readonly string[]): Promise<void> {
+  const unreadable = await collections.subscribers.findOne(
+    { secret: { $exists: true }, 'secret.keyId': { $nin: [...keyIds] } },
+    { projection: { 'secret.keyId': 1 } },
+  );
+  if (unreadable?.secret) {
+    throw new ConfigError(
+      keyIds.length === 0
+        ? 'subscribers have secrets stored, but no master key is configured (masterKeys option)'
+        : `subscribers have secrets sealed with master key "${unreadable.secret.keyId}", which is not configured`,
+    );
+  }
+}
+
 export async function createHerald(options: HeraldOptions): Promise<Herald> {
   // Configuration errors first, before any connection is opened.
   const secretBox = createSecretBox(options.masterKeys);
@@ -36,6 +52,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
 
   try {
     await ensureIndexes(collections);
+    await assertSecretsReadable(collections, secretBox.keyIds);
   } catch (error) {
     await ownedClient?.close();
     throw error;

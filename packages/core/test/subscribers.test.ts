@@ -285,6 +285,27 @@ describe('secrets at rest', () => {
 });
 
 describe('lifecycle', () => {
+  test('refuses to start over stored secrets it cannot open', async () => {
+    const database = await openTestDatabase('core_unreadable');
+    try {
+      const first = await createHerald({ mongo: { db: database.db }, masterKeys: { current: 'old', keys: { old: Buffer.alloc(32, 1) } } });
+      await first.subscribers.create(scope, { ...valid, secret: 'sealed-under-old-key-1' });
+      await first.close();
+      await expect(createHerald({ mongo: { db: database.db } })).rejects.toThrow(/no master key is configured/);
+      await expect(
+        createHerald({ mongo: { db: database.db }, masterKeys: { current: 'new', keys: { new: Buffer.alloc(32, 2) } } }),
+      ).rejects.toThrow(/master key "old"/);
+      const rotated = await createHerald({
+        mongo: { db: database.db },
+        masterKeys: { current: 'new', keys: { new: Buffer.alloc(32, 2), old: Buffer.alloc(32, 1) } },
+      });
+      expect((await rotated.subscribers.get(scope, (await rotated.subscribers.list(scope)).list[0]!.id)).hasSecret).toBe(true);
+      await rotated.close();
+    } finally {
+      await database.close();
+    }
+  });
+
   test('health pings MongoDB and reports the engine; start/stop delegate to the engine', async () => {
     expect(await t.herald.health()).toEqual({ mongo: true, engine: 'stopped' });
     await t.herald.start();

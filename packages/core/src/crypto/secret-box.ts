@@ -12,6 +12,8 @@ const ALGORITHM = 'aes-256-gcm';
 export interface SecretBox {
   /** True when a current master key is configured (secrets can be stored). */
   readonly canSeal: boolean;
+  /** Ids of every configured master key. */
+  readonly keyIds: readonly string[];
   seal(plaintext: string): SealedSecret;
   open(sealed: SealedSecret): string;
 }
@@ -36,6 +38,7 @@ export function createSecretBox(masterKeys: MasterKeys | undefined): SecretBox {
 
   return {
     canSeal: currentKey !== undefined,
+    keyIds: [...keys.keys()],
     seal(plaintext) {
       if (currentKey === undefined || currentId === undefined) {
         throw new ConfigError(
