@@ -5,12 +5,13 @@ import { CliError, ExitCode, usageError } from '../errors.js';
 import { classifyTypedValue, splitKeyValue, type TypedField } from '../api/fields.js';
 import { assertKnownPlaceholders, fillPlaceholders, resolvePlaceholderValues, usedPlaceholders } from '../api/placeholders.js';
 import { resolveEndpointUrl } from '../api/endpoint.js';
-import { planRequest, redactHeader, renderCurl, type RequestPlan } from '../api/request.js';
+import { planRequest, renderCurl, type RequestPlan } from '../api/request.js';
+import { includeBlock, verboseRequest, verboseResponse } from '../api/transcript.js';
 import { nextPageUrl, pageItems, parseJsonOrUndefined } from '../api/pagination.js';
 import { requireToken } from '../config/instance.js';
 import { findLinkFile } from '../config/store.js';
 import { activeInstance, knownSecrets, openConfigStore, userAgent } from '../context.js';
-import { headerValue, sendHttpRequest, type HttpResponse } from '../http/send.js';
+import { headerValue, sendHttpRequest } from '../http/send.js';
 import { readFileOrStdin, writeOut } from '../io.js';
 
 const flags: readonly FlagSpec[] = [
@@ -91,30 +92,6 @@ async function readFields(fieldArgs: readonly FieldArgument[]): Promise<TypedFie
   return fields;
 }
 
-function statusLine(response: HttpResponse): string {
-  return `HTTP/${response.httpVersion} ${response.statusCode} ${response.statusMessage}`.trimEnd();
-}
-
-function writeVerbose(plan: RequestPlan, response: HttpResponse | undefined, secrets: readonly string[]): void {
-  const lines: string[] = [];
-  if (!response) {
-    lines.push(`> ${plan.method} ${plan.url.pathname}${plan.url.search} HTTP/1.1`, `> Host: ${plan.url.host}`);
-    for (const header of plan.headers) lines.push(`> ${redactHeader(header, secrets).join(': ')}`);
-    if (plan.body) lines.push(`> Content-Length: ${plan.body.bytes.byteLength}`);
-    lines.push('>');
-  } else {
-    lines.push(`< ${statusLine(response)}`);
-    for (const header of response.headers) lines.push(`< ${redactHeader(header, secrets).join(': ')}`);
-    lines.push('<');
-  }
-  process.stderr.write(`${lines.join('\n')}\n`);
-}
-
-function includeBlock(response: HttpResponse): string {
-  const headerLines = response.headers.map(([name, value]) => `${name}: ${value}`);
-  return `${[statusLine(response), ...headerLines].join('\n')}\n\n`;
-}
-
 export async function runApiCommand(argv: readonly string[]): Promise<number> {
   const args = parseArgs(argv, flags, hint);
   if (booleanFlag(args, 'help')) {
@@ -173,9 +150,9 @@ export async function runApiCommand(argv: readonly string[]): Promise<number> {
   const maxPages = 10_000; // a server that never reports the end must not loop forever
 
   for (let page = 0; plan && page < maxPages; page++) {
-    if (verbose) writeVerbose(plan, undefined, secrets);
+    if (verbose) process.stderr.write(verboseRequest(plan, secrets));
     const response = await sendHttpRequest({ method: plan.method, url: plan.url, headers: plan.headers, body: plan.body?.bytes });
-    if (verbose) writeVerbose(plan, response, secrets);
+    if (verbose) process.stderr.write(verboseResponse(response, secrets));
     if (include) await writeOut(includeBlock(response));
 
     if (response.statusCode >= 400) {
