@@ -92,6 +92,99 @@ async function readFields(fieldArgs: readonly FieldArgument[]): Promise<TypedFie
   return fields;
 }
 
+interface OutputOptions {
+  readonly paginate: boolean;
+  readonly slurp: boolean;
+  readonly jqFilter: string | undefined;
+  readonly verbose: boolean;
+  readonly include: boolean;
+  readonly silent: boolean;
+}
+
+/** Everything that happens before the first byte is sent; any error here means no request. */
+async function prepareRequest(args: ParsedArgs, endpoint: string): Promise<{ plan: RequestPlan; secrets: string[] }> {
+  const fieldArgs = fieldArguments(args);
+  const method = stringFlag(args, 'method');
+  const inputPath = stringFlag(args, 'input');
+  const paginate = booleanFlag(args, 'paginate');
+  if (booleanFlag(args, 'slurp') && !paginate) throw usageError('SLURP_WITHOUT_PAGINATE', '--slurp requires --paginate', hint);
+  // --paginate implies GET: fields go to the query; a body or another method makes no sense.
+  if (paginate && ((method !== undefined && method.toUpperCase() !== 'GET') || inputPath !== undefined)) {
+    throw usageError('PAGINATE_NOT_GET', '--paginate works only with GET requests (no -X other than GET, no --input)', hint);
+  }
+
+  const store = openConfigStore();
+  const config = store.readConfig();
+  // The link file is looked for only when a placeholder needs it, so a broken one elsewhere is harmless.
+  const link = usedPlaceholders(endpoint).size > 0 ? findLinkFile(process.cwd()) : undefined;
+  const filled = fillPlaceholders(
+    endpoint,
+    resolvePlaceholderValues({ org: stringFlag(args, 'org'), project: stringFlag(args, 'project') }, link ?? {}, config.current_org),
+  );
+
+  const instance = activeInstance(store);
+  const headerArgs = listFlag(args, 'header');
+  const userGivesAuthorization = headerArgs.some((header) => /^\s*authorization\s*:/i.test(header));
+  const token = userGivesAuthorization ? undefined : requireToken(instance);
+  const url = resolveEndpointUrl(instance.url, filled);
+
+  const fields = await readFields(fieldArgs);
+  const input = inputPath === undefined ? undefined : { bytes: await readFileOrStdin(inputPath, '--input'), path: inputPath };
+  const explicitMethod = method ?? (paginate ? 'GET' : undefined);
+  const plan = planRequest({ url, explicitMethod, fields, headerArgs, input, token, userAgent });
+  return { plan, secrets: knownSecrets(instance) };
+}
+
+async function printFiltered(jsonText: string, options: OutputOptions): Promise<void> {
+  if (options.jqFilter === undefined) {
+    if (!options.silent) await writeOut(`${jsonText}\n`);
+    return;
+  }
+  const output = await (await import('../api/jq.js')).runJq(jsonText, options.jqFilter);
+  if (!options.silent) await writeOut(output);
+}
+
+/** Sends the request (and, with --paginate, the following pages) and prints as spec area A says. */
+async function sendAndPrint(firstPlan: RequestPlan, secrets: readonly string[], options: OutputOptions): Promise<number> {
+  const slurped: unknown[] = [];
+  let plan: RequestPlan | undefined = firstPlan;
+  const maxPages = 10_000; // a server that never reports the end must not loop forever
+
+  for (let page = 0; plan && page < maxPages; page++) {
+    if (options.verbose) process.stderr.write(verboseRequest(plan, secrets));
+    const response = await sendHttpRequest({ method: plan.method, url: plan.url, headers: plan.headers, body: plan.body?.bytes });
+    if (options.verbose) process.stderr.write(verboseResponse(response, secrets));
+    if (options.include) await writeOut(includeBlock(response));
+
+    if (response.statusCode >= 400) {
+      // Rule 8: the body as received, the status on stderr, a non-zero exit.
+      if (!options.silent) await writeOut(response.body);
+      process.stderr.write(`herald: HTTP ${response.statusCode}\n`);
+      return ExitCode.failed;
+    }
+
+    const parsed = options.paginate ? parseJsonOrUndefined(response.body) : undefined;
+    if (options.slurp) {
+      if (parsed === undefined) throw new CliError('NOT_JSON', '--slurp: a page is not JSON', ExitCode.failed);
+      slurped.push(...pageItems(parsed));
+    } else if (options.jqFilter !== undefined) {
+      await printFiltered(response.body.toString('utf8'), options);
+    } else if (!options.silent) {
+      await writeOut(response.body); // rule 7: bytes unchanged
+    }
+
+    if (!options.paginate) break;
+    const next = nextPageUrl(plan.url, parsed, headerValue(response.headers, 'link'));
+    if (next && next.origin !== firstPlan.url.origin) {
+      throw new CliError('FOREIGN_HOST', `next page ${next.origin} is not the current instance; stopping`, ExitCode.failed);
+    }
+    plan = next ? { ...plan, url: next } : undefined;
+  }
+
+  if (options.slurp) await printFiltered(JSON.stringify(slurped), options);
+  return ExitCode.ok;
+}
+
 export async function runApiCommand(argv: readonly string[]): Promise<number> {
   const args = parseArgs(argv, flags, hint);
   if (booleanFlag(args, 'help')) {
@@ -104,91 +197,17 @@ export async function runApiCommand(argv: readonly string[]): Promise<number> {
   const endpoint = args.positionals[0] as string;
   assertKnownPlaceholders(endpoint); // rule 2: fails before anything else is looked at
 
-  const fieldArgs = fieldArguments(args);
-  const paginate = booleanFlag(args, 'paginate');
-  const slurp = booleanFlag(args, 'slurp');
-  const jqFilter = stringFlag(args, 'jq');
-  const inputPath = stringFlag(args, 'input');
-  if (slurp && !paginate) throw usageError('SLURP_WITHOUT_PAGINATE', '--slurp requires --paginate', hint);
-  // --paginate implies GET: fields go to the query; a body or another method makes no sense.
-  const method = stringFlag(args, 'method');
-  if (paginate && ((method !== undefined && method.toUpperCase() !== 'GET') || inputPath !== undefined)) {
-    throw usageError('PAGINATE_NOT_GET', '--paginate works only with GET requests (no -X other than GET, no --input)', hint);
-  }
-
-  const store = openConfigStore();
-  const config = store.readConfig();
-  const placeholders = usedPlaceholders(endpoint);
-  const link = placeholders.size > 0 ? findLinkFile(process.cwd()) : undefined;
-  const filled = fillPlaceholders(
-    endpoint,
-    resolvePlaceholderValues({ org: stringFlag(args, 'org'), project: stringFlag(args, 'project') }, link ?? {}, config.current_org),
-  );
-
-  const instance = activeInstance(store);
-  const headerArgs = listFlag(args, 'header');
-  const userGivesAuthorization = headerArgs.some((header) => /^\s*authorization\s*:/i.test(header));
-  const token = userGivesAuthorization ? undefined : requireToken(instance);
-  const secrets = knownSecrets(instance);
-  const url = resolveEndpointUrl(instance.url, filled);
-
-  const fields = await readFields(fieldArgs);
-  const input = inputPath === undefined ? undefined : { bytes: await readFileOrStdin(inputPath, '--input'), path: inputPath };
-  const explicitMethod = method ?? (paginate ? 'GET' : undefined);
-  const firstPlan = planRequest({ url, explicitMethod, fields, headerArgs, input, token, userAgent });
-
+  const { plan, secrets } = await prepareRequest(args, endpoint);
   if (booleanFlag(args, 'dry-run')) {
-    await writeOut(`${renderCurl(firstPlan, secrets)}\n`);
+    await writeOut(`${renderCurl(plan, secrets)}\n`);
     return ExitCode.ok;
   }
-
-  const verbose = booleanFlag(args, 'verbose');
-  const include = booleanFlag(args, 'include');
-  const silent = booleanFlag(args, 'silent');
-  const slurped: unknown[] = [];
-  let plan: RequestPlan | undefined = firstPlan;
-  const maxPages = 10_000; // a server that never reports the end must not loop forever
-
-  for (let page = 0; plan && page < maxPages; page++) {
-    if (verbose) process.stderr.write(verboseRequest(plan, secrets));
-    const response = await sendHttpRequest({ method: plan.method, url: plan.url, headers: plan.headers, body: plan.body?.bytes });
-    if (verbose) process.stderr.write(verboseResponse(response, secrets));
-    if (include) await writeOut(includeBlock(response));
-
-    if (response.statusCode >= 400) {
-      // Rule 8: the body as received, the status on stderr, a non-zero exit.
-      if (!silent) await writeOut(response.body);
-      process.stderr.write(`herald: HTTP ${response.statusCode}\n`);
-      return ExitCode.failed;
-    }
-
-    const parsed = paginate ? parseJsonOrUndefined(response.body) : undefined;
-    if (slurp) {
-      if (parsed === undefined) throw new CliError('NOT_JSON', '--slurp: a page is not JSON', ExitCode.failed);
-      slurped.push(...pageItems(parsed));
-    } else if (jqFilter !== undefined) {
-      const output = await (await import('../api/jq.js')).runJq(response.body.toString('utf8'), jqFilter);
-      if (!silent) await writeOut(output);
-    } else if (!silent) {
-      await writeOut(response.body); // rule 7: bytes unchanged
-    }
-
-    if (!paginate) break;
-    const next = nextPageUrl(plan.url, parsed, headerValue(response.headers, 'link'));
-    if (next && next.origin !== firstPlan.url.origin) {
-      throw new CliError('FOREIGN_HOST', `next page ${next.origin} is not the current instance; stopping`, ExitCode.failed);
-    }
-    plan = next ? { ...plan, url: next } : undefined;
-  }
-
-  if (slurp) {
-    const merged = JSON.stringify(slurped);
-    if (jqFilter !== undefined) {
-      const output = await (await import('../api/jq.js')).runJq(merged, jqFilter);
-      if (!silent) await writeOut(output);
-    } else if (!silent) {
-      await writeOut(`${merged}\n`);
-    }
-  }
-  return ExitCode.ok;
+  return sendAndPrint(plan, secrets, {
+    paginate: booleanFlag(args, 'paginate'),
+    slurp: booleanFlag(args, 'slurp'),
+    jqFilter: stringFlag(args, 'jq'),
+    verbose: booleanFlag(args, 'verbose'),
+    include: booleanFlag(args, 'include'),
+    silent: booleanFlag(args, 'silent'),
+  });
 }
