@@ -249,6 +249,39 @@ describe('update', () => {
   });
 });
 
+describe('handle lookups', () => {
+  test('go through the handle index by _id, and survive a missing or stale entry', async () => {
+    const collections = collectionsFor(t.database.db, 'herald_');
+    const created = await t.herald.subscribers.create(scope, { ...valid, id: 'indexed' });
+    const entry = await collections.handles.findOne({ orgId: scope.orgId, handle: 'indexed' });
+    expect(entry?._id).toBe('org-a|indexed');
+    // Missing entry (e.g. a crash before it was written): found anyway, and the entry is repaired.
+    await collections.handles.deleteOne({ _id: entry!._id });
+    expect((await t.herald.subscribers.get(scope, 'indexed')).id).toBe(created.id);
+    expect(await collections.handles.countDocuments({ _id: entry!._id })).toBe(1);
+    // Stale entry pointing at another subscriber: verified, not trusted.
+    const other = await t.herald.subscribers.create(scope, { ...valid, id: 'other-indexed' });
+    const otherId = (await collections.handles.findOne({ _id: 'org-a|other-indexed' }))!.subscriberId;
+    await collections.handles.updateOne({ _id: entry!._id }, { $set: { subscriberId: otherId } });
+    expect((await t.herald.subscribers.get(scope, 'indexed')).id).toBe('indexed');
+    expect(other.id).toBe('other-indexed');
+    // A dangling entry for a handle nobody has is not found, and is dropped.
+    await collections.handles.insertOne({ _id: 'org-a|ghost-entry', orgId: 'org-a', handle: 'ghost-entry', subscriberId: 'nope' });
+    await expect(t.herald.subscribers.get(scope, 'ghost-entry')).rejects.toBeInstanceOf(NotFoundError);
+    expect(await collections.handles.countDocuments({ _id: 'org-a|ghost-entry' })).toBe(0);
+  });
+
+  test('rename and delete keep the handle index in step', async () => {
+    const collections = collectionsFor(t.database.db, 'herald_');
+    await t.herald.subscribers.create(scope, { ...valid, id: 'before-rename' });
+    await t.herald.subscribers.update(scope, 'before-rename', { id: 'after-rename' });
+    expect(await collections.handles.countDocuments({ _id: 'org-a|before-rename' })).toBe(0);
+    expect(await collections.handles.countDocuments({ _id: 'org-a|after-rename' })).toBe(1);
+    await t.herald.subscribers.delete(scope, 'after-rename');
+    expect(await collections.handles.countDocuments({ _id: 'org-a|after-rename' })).toBe(0);
+  });
+});
+
 describe('delete', () => {
   test('removes the subscriber', async () => {
     await t.herald.subscribers.create(scope, { ...valid, id: 'doomed' });

@@ -1,12 +1,13 @@
 // Collection handles with the configured prefix.
 import type { Collection, Db } from 'mongodb';
-import type { DeliveryDocument, EventDocument, SubscriberDocument, MatchBucketDocument } from './documents.js';
+import type { DeliveryDocument, EventDocument, HandleDocument, MatchBucketDocument, SubscriberDocument } from './documents.js';
 
 export const DEFAULT_COLLECTION_PREFIX = 'herald_';
 
 export const COLLECTION_SUFFIXES = {
   subscribers: 'subscribers',
   matchBuckets: 'match_buckets',
+  handles: 'subscriber_handles',
   events: 'events',
   deliveries: 'deliveries',
 } as const;
@@ -14,6 +15,7 @@ export const COLLECTION_SUFFIXES = {
 export interface Collections {
   subscribers: Collection<SubscriberDocument>;
   matchBuckets: Collection<MatchBucketDocument>;
+  handles: Collection<HandleDocument>;
   events: Collection<EventDocument>;
   deliveries: Collection<DeliveryDocument>;
 }
@@ -22,6 +24,7 @@ export function collectionsFor(db: Db, prefix: string): Collections {
   return {
     subscribers: db.collection<SubscriberDocument>(prefix + COLLECTION_SUFFIXES.subscribers),
     matchBuckets: db.collection<MatchBucketDocument>(prefix + COLLECTION_SUFFIXES.matchBuckets),
+    handles: db.collection<HandleDocument>(prefix + COLLECTION_SUFFIXES.handles),
     events: db.collection<EventDocument>(prefix + COLLECTION_SUFFIXES.events),
     deliveries: db.collection<DeliveryDocument>(prefix + COLLECTION_SUFFIXES.deliveries),
   };

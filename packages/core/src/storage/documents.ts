@@ -48,6 +48,14 @@ export interface MatchBucketDocument {
   subscriberIds: string[];
 }
 
+/** Handle → subscriber id, `_id` = handleKey(orgId, handle). A verified accelerator (subscribers/handle-index.ts). */
+export interface HandleDocument {
+  _id: string;
+  orgId: string;
+  handle: string;
+  subscriberId: string;
+}
+
 export interface EventDocument {
   _id: string;
   orgId: string;

@@ -10,6 +10,7 @@ import type { Scope, SubscriberService } from '../types.js';
 import { validatePageQuery } from '../validation/page.js';
 import { indexedKeys, newSubscriberDocument, patchedSubscriberDocument, type ChangeContext } from './changes.js';
 import { principalsOf, SYSTEM_ACTOR, toListItem, toResponse } from './mapping.js';
+import { findByHandle, forgetHandle, rememberHandle } from './handle-index.js';
 import { addToBuckets, removeFromBuckets } from './match-index.js';
 import { isPossibleHandle, validateSubscriberCreate, validateSubscriberUpdate } from './validation.js';
 
@@ -61,7 +62,7 @@ export function createSubscriberService(context: CoreContext): SubscriberService
   }
 
   async function load(scope: Scope, handle: string): Promise<SubscriberDocument> {
-    const document = isPossibleHandle(handle) ? await collections.subscribers.findOne({ orgId: scope.orgId, handle }) : null;
+    const document = isPossibleHandle(handle) ? await findByHandle(collections, scope.orgId, handle) : null;
     if (!document) throw notFound(handle);
     return document;
   }
@@ -77,6 +78,7 @@ export function createSubscriberService(context: CoreContext): SubscriberService
         if (isDuplicateKeyError(error)) throw handleTaken(document.handle);
         throw error;
       }
+      await rememberHandle(collections, document);
       return respond(document);
     },
 
@@ -118,6 +120,10 @@ export function createSubscriberService(context: CoreContext): SubscriberService
           throw new ConflictError(`webhook subscriber "${handle}" was modified concurrently; retry the update`);
         }
         await removeFromBuckets(collections, scope.orgId, current._id, difference(before, after));
+        if (next.handle !== current.handle) {
+          await rememberHandle(collections, next);
+          await forgetHandle(collections, scope.orgId, current.handle, current._id);
+        }
         if (current.enabled && !next.enabled) {
           await cancelPendingDeliveries(collections, current._id, CANCELLED_DISABLED, next.updatedAt);
         }
@@ -130,6 +136,7 @@ export function createSubscriberService(context: CoreContext): SubscriberService
       const result = await collections.subscribers.deleteOne({ _id: current._id });
       if (result.deletedCount === 0) throw notFound(handle);
       await removeFromBuckets(collections, scope.orgId, current._id, current.matchKeys);
+      await forgetHandle(collections, scope.orgId, current.handle, current._id);
       await cancelPendingDeliveries(collections, current._id, CANCELLED_DELETED, context.now());
     },
 
