@@ -9,6 +9,7 @@ import { registerAuth } from './auth/auth-hooks.js';
 import type { JwtVerifier } from './auth/jwt-verifier.js';
 import type { TokenStore } from './auth/token-store.js';
 import type { HostConfig } from './config/schema.js';
+import { handleClientError } from './errors/client-error.js';
 import { installErrorHandling } from './errors/error-handler.js';
 import type { HostMetrics, MetricSources } from './metrics/host-metrics.js';
 import { registerOpenApi } from './openapi/register.js';
@@ -52,6 +53,7 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
     requestIdHeader: false,
     // Long path ids must reach validation (400 with a field) instead of silently missing the route.
     routerOptions: { maxParamLength: 1000 },
+    clientErrorHandler: handleClientError,
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(typeboxValidatorCompiler);

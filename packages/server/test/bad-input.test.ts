@@ -1,5 +1,6 @@
 // Malformed input of every kind gets a 4xx in the ErrorResponse shape with field details, writes
 // nothing, and leaves no secret in the logs.
+import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHost, type TestHost } from './support/test-host.js';
 
@@ -203,6 +204,35 @@ describe('path ids', () => {
     const response = await t.api.get<ErrorBody>('/api/v0.9/nothing-here');
     expect(response.status).toBe(404);
     expect(response.body).toMatchObject({ status: 'error', code: 'ORG_NOT_FOUND' });
+  });
+});
+
+describe('HTTP framing', () => {
+  async function raw(request: string): Promise<string> {
+    const { port } = new URL(t.host.url);
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => socket.end(request));
+      let answer = '';
+      socket.on('data', (chunk: Buffer) => (answer += chunk.toString('utf8')));
+      socket.on('close', () => resolve(answer));
+      socket.on('error', reject);
+    });
+  }
+
+  it('a request Node cannot parse → 400 in the ErrorResponse shape', async () => {
+    const answer = await raw(`POST ${BASE} HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n{}`);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(JSON.parse(answer.slice(answer.indexOf('\r\n\r\n') + 4))).toEqual({
+      status: 'error',
+      code: 'MISSING_REQUIRED_PARAMETER',
+      message: 'Malformed HTTP request',
+    });
+  });
+
+  it('oversized headers → 431 in the ErrorResponse shape', async () => {
+    const answer = await raw(`GET ${BASE} HTTP/1.1\r\nHost: x\r\nX-Big: ${'a'.repeat(20_000)}\r\n\r\n`);
+    expect(answer).toMatch(/^HTTP\/1\.1 431 /);
+    expect(answer).toContain('"code":"HEADERS_TOO_LARGE"');
   });
 });
 
