@@ -100,8 +100,12 @@ export async function fanOut(context: CoreContext, event: EventDocument, pending
   }
 
   const status = storedRows.length === 0 ? 'ALL_DELIVERED' : 'DISPATCHED';
+  // By `_id` alone, no `status: 'PENDING'` condition: only a fan-out moves an event out of PENDING
+  // (deliveries/status.ts: eventStatusAfterRowChange keeps PENDING), and concurrent fan-outs of one
+  // event write the same thing. The bare `_id` filter is the one FerretDB v1 pushes down; with a
+  // second condition it decodes every event (measured 50 ms per publish at 600 events).
   await collections.events.updateOne(
-    { _id: event._id, status: 'PENDING' },
+    { _id: event._id },
     { $set: { status, deliveryCount: storedRows.length, updatedAt: now }, $unset: { pendingSensitive: '' } },
   );
   const pendingIds = storedRows.filter((row) => row.status === 'PENDING').map((row) => row._id);
