@@ -66,3 +66,21 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
   }
   throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${lastError instanceof Error ? ` (last error: ${lastError.message})` : ''}`);
 }
+
+/**
+ * Applies the chart's operator RBAC (ServiceAccount, ClusterRole, bindings, Lease Role) as rendered
+ * by `helm template` with default values into herald-system: the operator under test then runs with
+ * the operator kubeconfig, which impersonates that ServiceAccount, so it has only what the chart grants.
+ */
+export function installChartOperatorRbac(): void {
+  const namespace = 'herald-system';
+  if (kubectl(['get', 'namespace', namespace]).status !== 0) kubectlOk(['create', 'namespace', namespace]);
+  const rendered = helm(['template', 'herald', `${import.meta.dirname}/../../charts/herald`, '--namespace', namespace, '--set', 'mongodb.uri=mongodb://unused:27017']);
+  if (rendered.status !== 0) throw new Error(`helm template failed: ${rendered.stderr}`);
+  const rbacKinds = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
+  const documents = rendered.stdout.split(/^---$/m).filter((document) => {
+    const kind = /^kind: (\S+)$/m.exec(document)?.[1];
+    return kind !== undefined && rbacKinds.has(kind);
+  });
+  kubectlOk(['apply', '-f', '-'], { input: documents.join('\n---\n') });
+}

@@ -18,14 +18,20 @@ export interface LeaderElectorOptions {
   logger: Logger;
 }
 
+/** MicroTime fields come back as strings (client-node does not deserialize that type), or Dates. */
+function timeText(value: unknown): string | undefined {
+  if (value instanceof Date) return value.toISOString();
+  return typeof value === 'string' ? value : undefined;
+}
+
 function toRecord(lease: V1Lease | undefined): LeaseRecord | undefined {
   const spec = lease?.spec;
   if (!spec) return undefined;
   return {
     holderIdentity: spec.holderIdentity,
     leaseDurationSeconds: spec.leaseDurationSeconds,
-    acquireTime: spec.acquireTime?.toISOString(),
-    renewTime: spec.renewTime?.toISOString(),
+    acquireTime: timeText(spec.acquireTime),
+    renewTime: timeText(spec.renewTime),
     leaseTransitions: spec.leaseTransitions,
   };
 }

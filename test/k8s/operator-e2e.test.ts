@@ -1,0 +1,218 @@
+// The operator end to end: real kube-apiserver, real Herald host, the operator running with only the
+// chart's RBAC. Each step builds on the previous one (one CR's life), so the tests run in order.
+import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { loadOperatorConfig, startOperator, type RunningOperator } from '@herald/operator';
+import { pino } from 'pino';
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startHeraldForTests, startSink, type HeraldForTests } from '../support/kube-herald-host.js';
+import { createTestNamespace, installChartOperatorRbac, kubectl, kubectlOk, loadKubeConfig, operatorKubeconfigPath, waitFor } from '../support/kube.js';
+
+interface Condition { type: string; status: string; reason: string; message: string; observedGeneration?: number }
+interface StoredResource {
+  metadata: { generation: number; finalizers?: string[]; resourceVersion: string };
+  status?: { observedGeneration?: number; handle?: string; hasSecret?: boolean; lastSyncedAt?: string; conditions?: Condition[] };
+}
+interface ApiSubscriber { id: string; targetUrl: string; events: string[]; enabled: boolean; timeoutMs: number; hasSecret: boolean; createdBy: string; displayName: string }
+
+const firstSecret = 'first-secret-value-0123456789';
+const rotatedSecret = 'rotated-secret-value-9876543210';
+
+let namespace: string;
+let herald: HeraldForTests;
+let sink: Awaited<ReturnType<typeof startSink>>;
+let operator: RunningOperator;
+let operatorPrincipal: string;
+const operatorLogs: string[] = [];
+const customObjects = () => loadKubeConfig().makeApiClient(CustomObjectsApi);
+
+function applyYaml(objects: object[]): void {
+  kubectlOk(['apply', '-f', '-'], { input: objects.map((object) => JSON.stringify(object)).join('\n---\n') });
+}
+
+function secretManifest(name: string, value: string): object {
+  return { apiVersion: 'v1', kind: 'Secret', metadata: { name, namespace }, stringData: { secret: value } };
+}
+
+function subscriberManifest(name: string, spec: Record<string, unknown>): object {
+  return { apiVersion: 'herald.dev/v1alpha1', kind: 'WebhookSubscriber', metadata: { name, namespace }, spec };
+}
+
+async function readResource(name: string): Promise<StoredResource | undefined> {
+  try {
+    return (await customObjects().getNamespacedCustomObject({ group: 'herald.dev', version: 'v1alpha1', plural: 'webhooksubscribers', namespace, name })) as StoredResource;
+  } catch {
+    return undefined;
+  }
+}
+
+function condition(resource: StoredResource | undefined, type: string): Condition | undefined {
+  return resource?.status?.conditions?.find((candidate) => candidate.type === type);
+}
+
+async function waitForCondition(name: string, type: string, status: string, reason: string, generation?: number): Promise<StoredResource> {
+  return waitFor(`${name} ${type}=${status}/${reason}`, async () => {
+    const resource = await readResource(name);
+    const found = condition(resource, type);
+    const generationOk = generation === undefined || resource?.status?.observedGeneration === generation;
+    return found?.status === status && found.reason === reason && generationOk ? resource : undefined;
+  }, 30_000);
+}
+
+async function getSubscriber(id: string): Promise<ApiSubscriber | undefined> {
+  const response = await herald.request('GET', `/api/v0.9/webhook-subscribers/${id}`, herald.adminToken);
+  return response.status === 200 ? (response.body as ApiSubscriber) : undefined;
+}
+
+async function eventsFor(reason: string): Promise<{ reason?: string; message?: string; type?: string }[]> {
+  const core = loadKubeConfig().makeApiClient(CoreV1Api);
+  const list = await core.listNamespacedEvent({ namespace });
+  return list.items.filter((event) => event.reason === reason);
+}
+
+beforeAll(async () => {
+  installChartOperatorRbac();
+  namespace = createTestNamespace('e2e');
+  herald = await startHeraldForTests();
+  sink = await startSink();
+  const { token, principal } = await herald.createToken('herald-operator', ['dp:webhook_subscriber:manage']);
+  operatorPrincipal = principal;
+  const config = loadOperatorConfig({
+    HERALD_URL: herald.url,
+    HERALD_TOKEN: token,
+    HERALD_OPERATOR_WATCH_NAMESPACES: namespace,
+    HERALD_OPERATOR_LEASE_NAMESPACE: 'herald-system',
+    HERALD_OPERATOR_LEASE_NAME: 'herald-operator',
+    HERALD_OPERATOR_IDENTITY: 'e2e-operator',
+    HERALD_OPERATOR_LEASE_DURATION_SECONDS: '6',
+    HERALD_OPERATOR_RENEW_DEADLINE_SECONDS: '4',
+    HERALD_OPERATOR_RETRY_PERIOD_SECONDS: '1',
+    HERALD_OPERATOR_RESYNC_SECONDS: '2',
+    HERALD_OPERATOR_HOST: '127.0.0.1',
+    HERALD_OPERATOR_PORT: '0',
+  }, () => '');
+  const logStream = new Writable({ write(chunk: Buffer, _encoding, done) { operatorLogs.push(chunk.toString('utf8')); done(); } });
+  operator = await startOperator(config, loadKubeConfig(operatorKubeconfigPath()), pino({ level: 'debug' }, logStream));
+  await waitFor('operator to lead and sync', () => operator.isLeader() && operator.controller()?.synced, 30_000);
+}, 120_000);
+
+afterAll(async () => {
+  // Kept for diagnosis of a failed run (the test below asserts no secret is in them).
+  writeFileSync(join(tmpdir(), 'herald-operator-e2e.log'), operatorLogs.join(''));
+  await operator?.stop();
+  await sink?.close();
+  await herald?.close();
+});
+
+describe('operator end to end', () => {
+  const handle = () => `${namespace}.orders`;
+
+  it('creates the subscriber in Herald with the Secret, and reports Ready', async () => {
+    applyYaml([
+      secretManifest('orders-secret', firstSecret),
+      subscriberManifest('orders', { targetUrl: `${sink.url}/v1`, events: ['order.*'], secretRef: { name: 'orders-secret' } }),
+    ]);
+    const subscriber = await waitFor('subscriber in Herald', () => getSubscriber(handle()));
+    expect(subscriber).toMatchObject({ id: handle(), displayName: `${namespace}/orders`, targetUrl: `${sink.url}/v1`, events: ['order.*'], enabled: true, timeoutMs: 5000, hasSecret: true, createdBy: operatorPrincipal });
+
+    const resource = await waitForCondition('orders', 'Ready', 'True', 'Synced', 1);
+    expect(resource.metadata.finalizers).toEqual(['herald.dev/subscriber-cleanup']);
+    expect(resource.status).toMatchObject({ observedGeneration: 1, handle: handle(), hasSecret: true });
+    expect(condition(resource, 'Synced')).toMatchObject({ status: 'True', observedGeneration: 1 });
+    expect(resource.status?.lastSyncedAt).toBeTruthy();
+    const synced = await waitFor('Synced event', async () => ((await eventsFor('Synced')).length > 0 ? eventsFor('Synced') : undefined));
+    expect(synced[0]?.message).toContain(`Created subscriber "${handle()}"`);
+  });
+
+  it('stores exactly the value of the Secret in Herald', async () => {
+    expect(await herald.storedSecret(handle())).toBe(firstSecret);
+  });
+
+  it('applies a spec edit and bumps observedGeneration', async () => {
+    applyYaml([subscriberManifest('orders', { targetUrl: `${sink.url}/v2`, events: ['order.*', 'invoice.paid'], timeoutMs: 2500, secretRef: { name: 'orders-secret' } })]);
+    await waitFor('updated subscriber', async () => ((await getSubscriber(handle()))?.targetUrl === `${sink.url}/v2` ? true : undefined));
+    expect(await getSubscriber(handle())).toMatchObject({ events: expect.arrayContaining(['order.*', 'invoice.paid']), timeoutMs: 2500 });
+    await waitForCondition('orders', 'Ready', 'True', 'Synced', 2);
+  });
+
+  it('rotates the secret when the Secret changes', async () => {
+    applyYaml([secretManifest('orders-secret', rotatedSecret)]);
+    await waitFor('a Synced event for the secret', async () => {
+      const events = await eventsFor('Synced');
+      return events.some((event) => event.message?.includes('(secret)')) ? true : undefined;
+    });
+    expect(await herald.storedSecret(handle())).toBe(rotatedSecret);
+    expect(await getSubscriber(handle())).toMatchObject({ hasSecret: true });
+  });
+
+  it('puts back a change made to the subscriber through the API (drift correction)', async () => {
+    const drifted = await herald.request('PUT', `/api/v0.9/webhook-subscribers/${handle()}`, herald.adminToken, { targetUrl: 'https://drifted.example.com/', enabled: false });
+    expect(drifted.status).toBe(200);
+    await waitFor('drift corrected', async () => {
+      const subscriber = await getSubscriber(handle());
+      return subscriber?.targetUrl === `${sink.url}/v2` && subscriber.enabled ? true : undefined;
+    }, 15_000);
+  });
+
+  it('reports SecretNotFound and recovers once the Secret appears', async () => {
+    applyYaml([subscriberManifest('late-secret', { targetUrl: `${sink.url}/late`, secretRef: { name: 'late-secret', key: 'hmac' } })]);
+    const failing = await waitForCondition('late-secret', 'Ready', 'False', 'SecretNotFound', 1);
+    expect(condition(failing, 'Synced')?.message).toBe(`Secret ${namespace}/late-secret not found`);
+    expect(await getSubscriber(`${namespace}.late-secret`)).toBeUndefined();
+    const warnings = await eventsFor('SyncFailed');
+    expect(warnings.some((event) => event.type === 'Warning' && event.message?.includes('late-secret not found'))).toBe(true);
+
+    applyYaml([{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'late-secret', namespace }, stringData: { hmac: 'late-secret-value-abcdefgh' } }]);
+    await waitForCondition('late-secret', 'Ready', 'True', 'Synced', 1);
+    expect(await getSubscriber(`${namespace}.late-secret`)).toMatchObject({ hasSecret: true });
+  });
+
+  it('never overwrites a subscriber created by someone else (Conflict)', async () => {
+    const human = await herald.createToken('a-human', ['dp:webhook_subscriber:manage']);
+    const created = await herald.request('POST', '/api/v0.9/webhook-subscribers', human.token, { id: `${namespace}.foreign`, displayName: 'Hand-made', targetUrl: 'https://hand.example.com/' });
+    expect(created.status).toBe(201);
+    applyYaml([subscriberManifest('foreign', { targetUrl: `${sink.url}/foreign` })]);
+    const conflicted = await waitForCondition('foreign', 'Ready', 'False', 'Conflict', 1);
+    expect(condition(conflicted, 'Synced')?.message).toContain(`created by "${human.principal}"`);
+    expect(await getSubscriber(`${namespace}.foreign`)).toMatchObject({ displayName: 'Hand-made', targetUrl: 'https://hand.example.com/', createdBy: human.principal });
+
+    // Deleting the CR must not delete the foreign subscriber either.
+    kubectlOk(['delete', 'webhooksubscriber', 'foreign', '-n', namespace, '--wait=false']);
+    await waitFor('foreign CR gone', async () => ((await readResource('foreign')) ? undefined : true));
+    expect(await getSubscriber(`${namespace}.foreign`)).toMatchObject({ createdBy: human.principal });
+  });
+
+  it('reports HostUnreachable while Herald is down, backs off, and recovers', async () => {
+    await herald.stop();
+    applyYaml([subscriberManifest('while-down', { targetUrl: `${sink.url}/down` })]);
+    const down = await waitForCondition('while-down', 'Synced', 'False', 'HostUnreachable', 1);
+    expect(condition(down, 'Ready')).toMatchObject({ status: 'Unknown', reason: 'HostUnreachable' });
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    const metrics = await (await fetch(`http://127.0.0.1:${operator.port}/metrics`)).text();
+    expect(metrics).toMatch(/herald_operator_retrying_keys [1-9]/);
+    await herald.start();
+    await waitForCondition('while-down', 'Ready', 'True', 'Synced', 1);
+    expect(await getSubscriber(`${namespace}.while-down`)).toMatchObject({ targetUrl: `${sink.url}/down` });
+  });
+
+  it('deletes the subscriber in Herald before the CR goes (finalizer)', async () => {
+    kubectlOk(['delete', 'webhooksubscriber', 'orders', '-n', namespace, '--wait=false']);
+    await waitFor('CR gone', async () => ((await readResource('orders')) ? undefined : true));
+    expect(await getSubscriber(handle())).toBeUndefined();
+    expect(kubectl(['get', 'webhooksubscriber', 'orders', '-n', namespace]).status).not.toBe(0);
+  });
+
+  it('serves health, readiness and metrics, and never logs a secret', async () => {
+    const base = `http://127.0.0.1:${operator.port}`;
+    expect((await fetch(`${base}/healthz`)).status).toBe(200);
+    expect((await fetch(`${base}/readyz`)).status).toBe(200);
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    expect(metrics).toMatch(/herald_operator_reconcile_total\{result="success"\} \d+/);
+    expect(metrics).toContain('herald_operator_leader 1');
+    const logs = operatorLogs.join('');
+    for (const secret of [firstSecret, rotatedSecret, 'late-secret-value-abcdefgh']) expect(logs).not.toContain(secret);
+  });
+});
