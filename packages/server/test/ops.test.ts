@@ -97,13 +97,16 @@ describe('OpenAPI', () => {
   });
 
   it('documents the spec success codes and the Location header', async () => {
-    const document = await fetch(`${t.host.url}/api/v0.9/openapi.json`).then((response) => response.json());
-    const subscribers = document.paths['/api/v0.9/webhook-subscribers'];
-    expect(subscribers.post.responses['201'].headers.Location.schema).toEqual({ type: 'string', format: 'uri' });
-    expect(Object.keys(subscribers.post.responses)).toEqual(expect.arrayContaining(['201', '400', '409', '500']));
-    const single = document.paths['/api/v0.9/webhook-subscribers/{subscriberId}'];
-    expect(single.delete.responses['204'].content).toBeUndefined();
-    expect(Object.keys(single.put.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '409', '500']));
-    expect(document.paths['/api/v0.9/webhook-events/{eventId}'].get.responses['404']).toBeDefined();
+    type Responses = Record<string, { headers?: Record<string, { schema: unknown }>; content?: unknown }>;
+    const document = (await fetch(`${t.host.url}/api/v0.9/openapi.json`).then((response) => response.json())) as {
+      paths: Record<string, Record<string, { responses: Responses }>>;
+    };
+    const subscribers = document.paths['/api/v0.9/webhook-subscribers']!;
+    expect(subscribers.post!.responses['201']!.headers!.Location!.schema).toEqual({ type: 'string', format: 'uri' });
+    expect(Object.keys(subscribers.post!.responses)).toEqual(expect.arrayContaining(['201', '400', '409', '500']));
+    const single = document.paths['/api/v0.9/webhook-subscribers/{subscriberId}']!;
+    expect(single.delete!.responses['204']!.content).toBeUndefined();
+    expect(Object.keys(single.put!.responses)).toEqual(expect.arrayContaining(['200', '400', '404', '409', '500']));
+    expect(document.paths['/api/v0.9/webhook-events/{eventId}']!.get!.responses['404']).toBeDefined();
   });
 });

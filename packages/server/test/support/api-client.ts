@@ -1,6 +1,6 @@
 // Real HTTP against the host on loopback. Every response is checked against the served OpenAPI
 // document before the test sees it, so the whole suite doubles as a contract test of the document.
-import { OpenApiResponseValidator } from './openapi-validator.js';
+import { OpenApiResponseValidator, type OpenApiDocument } from './openapi-validator.js';
 
 export interface ApiResponse<Body = unknown> {
   status: number;
@@ -32,7 +32,7 @@ export class ApiClient {
     for (const prefix of ['/api/v0.9', '/api/v1']) {
       const response = await fetch(`${this.baseUrl}${prefix}/openapi.json`);
       if (response.status !== 200) throw new Error(`${prefix}/openapi.json answered ${response.status}`);
-      this.validators.push({ prefix, validator: new OpenApiResponseValidator(await response.json()) });
+      this.validators.push({ prefix, validator: new OpenApiResponseValidator((await response.json()) as OpenApiDocument) });
     }
   }
 
