@@ -1,0 +1,100 @@
+// Cluster-wide periodic work on Agenda (DECISIONS §7): lease recovery, completion of interrupted
+// fan-outs, and retention. Agenda's `every` keeps one job document per name, so each job runs
+// on one replica at a time — on MongoDB. Its lock is a findOneAndUpdate, which FerretDB v1 does
+// not make atomic under concurrent writers (DECISIONS §8), so every job here is written to be
+// harmless if two replicas do run it at once: each is a set of conditional, idempotent updates.
+// Correctness never depends on Agenda's exclusivity, only efficiency does.
+//
+// Retries are not Agenda jobs: a retry is the row's own `nextAttemptAt`, written in the same
+// update that records the failed attempt, and the dispatcher's poll claims rows when they fall
+// due. One Agenda job per retry would be a second durable record of the same fact that, without
+// transactions, could disagree with the row.
+import { Agenda } from 'agenda';
+import { MongoBackend } from '@agendajs/mongo-backend';
+import type { Db } from 'mongodb';
+import type { EngineConfig } from './config.js';
+import type { EngineLogger } from './index.js';
+import type { DeliveryStore } from './store.js';
+
+export const JOB_NAMES = {
+  recoverLeases: 'herald:recover-expired-leases',
+  completeFanOuts: 'herald:complete-pending-fan-outs',
+  retention: 'herald:retention',
+} as const;
+
+export interface MaintenanceDeps {
+  db: Db;
+  prefix: string;
+  owner: string;
+  store: DeliveryStore;
+  config: EngineConfig;
+  logger: EngineLogger;
+  completePendingFanOuts?: (() => Promise<number>) | undefined;
+  /** Rows returned to PENDING become due at once: tell the local dispatcher. */
+  onRecovered(): void;
+}
+
+export interface Maintenance {
+  start(): Promise<void>;
+  stop(): Promise<void>;
+  /** The jobs' bodies, runnable directly (tests, start-up). */
+  recoverLeases(): Promise<number>;
+  retention(): Promise<number>;
+}
+
+export function createMaintenance(deps: MaintenanceDeps): Maintenance {
+  const { store, config, logger } = deps;
+  let agenda: Agenda | undefined;
+
+  const recoverLeases = async (): Promise<number> => {
+    const recovered = await store.recoverExpiredLeases(new Date());
+    if (recovered > 0) {
+      logger.warn({ recovered }, 'returned deliveries with expired leases to PENDING');
+      deps.onRecovered();
+    }
+    return recovered;
+  };
+  const retention = async (): Promise<number> => {
+    let total = 0;
+    for (;;) {
+      const purged = await store.purgeFinishedBefore(new Date(Date.now() - config.retentionMs));
+      total += purged;
+      if (purged === 0) return total;
+    }
+  };
+
+  return {
+    recoverLeases,
+    retention,
+    async start() {
+      const backend = new MongoBackend({ mongo: deps.db, collection: `${deps.prefix}jobs` });
+      agenda = new Agenda({ backend, name: deps.owner, processEvery: config.jobPollIntervalMs, defaultLockLifetime: 10 * 60_000 });
+      agenda.on('error', (error: Error) => logger.error({ err: error.message }, 'job scheduler error'));
+      const guarded = (name: string, body: () => Promise<unknown>) => async () => {
+        try {
+          await body();
+        } catch (error) {
+          logger.error({ job: name, err: error instanceof Error ? error.message : String(error) }, 'maintenance job failed');
+          throw error;
+        }
+      };
+      agenda.define(JOB_NAMES.recoverLeases, guarded(JOB_NAMES.recoverLeases, recoverLeases), { concurrency: 1 });
+      agenda.define(
+        JOB_NAMES.completeFanOuts,
+        guarded(JOB_NAMES.completeFanOuts, async () => deps.completePendingFanOuts?.()),
+        { concurrency: 1 },
+      );
+      agenda.define(JOB_NAMES.retention, guarded(JOB_NAMES.retention, retention), { concurrency: 1 });
+      await agenda.start();
+      await agenda.every(config.maintenanceIntervalMs, JOB_NAMES.recoverLeases);
+      await agenda.every(config.maintenanceIntervalMs * 2, JOB_NAMES.completeFanOuts);
+      await agenda.every('1 hour', JOB_NAMES.retention);
+    },
+    async stop() {
+      const running = agenda;
+      agenda = undefined;
+      // Not closing the connection: it belongs to the embedding app.
+      await running?.stop(false);
+    },
+  };
+}
