@@ -82,3 +82,33 @@ it('delivers a published event to the subscriber, signed and encrypted, and reco
   expect(metrics).toMatch(/herald_delivery_attempts_total\{outcome="delivered"\} [1-9]/);
   expect(t.logs.join('\n')).not.toContain(SECRET);
 });
+
+it('graceful shutdown lets an in-flight delivery finish before closing', async () => {
+  let answered = 0;
+  const slowSink = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => {
+      setTimeout(() => {
+        answered += 1;
+        response.writeHead(200).end('ok');
+      }, 1_500);
+    });
+  });
+  await new Promise<void>((resolve) => slowSink.listen(0, '127.0.0.1', resolve));
+  const host = await startTestHost({ overrides: { drainTimeoutMs: 10_000 } });
+  try {
+    const target = `http://127.0.0.1:${(slowSink.address() as AddressInfo).port}/slow`;
+    expect((await host.api.post('/api/v0.9/webhook-subscribers', { id: 'slow', displayName: 'Slow', targetUrl: target })).status).toBe(201);
+    const published = await host.api.post<{ eventId: string }>('/api/v0.9/webhook-events', { eventType: 'order.created', aggregateId: 'o-1', data: {} });
+    expect(published.status).toBe(201);
+    await expect.poll(async () => (await fetch(`${host.host.url}/metrics`).then((r) => r.text())).match(/herald_deliveries_in_flight (\d+)/)?.[1], { timeout: 10_000 }).toBe('1');
+
+    await host.host.close();
+    expect(answered).toBe(1);
+    const row = await host.database.db.collection('herald_deliveries').findOne({ eventId: published.body.eventId });
+    expect(row?.status).toBe('DELIVERED');
+  } finally {
+    await host.close().catch(() => undefined);
+    await new Promise((resolve) => slowSink.close(resolve));
+  }
+});
