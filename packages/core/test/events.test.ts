@@ -263,6 +263,22 @@ describe('idempotency', () => {
   });
 });
 
+describe('concurrent idempotent publishes', () => {
+  test('one event, one set of rows, exactly one created=true', async () => {
+    const org: Scope = { orgId: 'org-idem-race' };
+    await subscribe(org, 'race-sub', ['*']);
+    const results = await Promise.all(
+      Array.from({ length: 4 }, () =>
+        t.herald.events.publish(org, { eventType: 'race.won', aggregateId: 'r', data: {} }, { idempotencyKey: 'same-key' }),
+      ),
+    );
+    expect(results.filter((result) => result.created)).toHaveLength(1);
+    expect(new Set(results.map((result) => result.event.eventId)).size).toBe(1);
+    expect(await collections.events.countDocuments({ orgId: org.orgId })).toBe(1);
+    expect(await rowsOf(results[0]!.event.eventId)).toHaveLength(1);
+  });
+});
+
 describe('reads', () => {
   const org: Scope = { orgId: 'org-reads' };
   const published: string[] = [];

@@ -47,6 +47,7 @@ function subscriber(index: number, events: string[], enabled = true): Subscriber
     updatedBy: 'bulk',
     createdAt: now,
     updatedAt: now,
+    revision: 0,
   };
 }
 

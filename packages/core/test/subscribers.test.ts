@@ -105,6 +105,22 @@ describe('create', () => {
     expect(await subscriberCount()).toBe(before);
   });
 
+  test('validation errors never echo a secret', async () => {
+    const error = await expectValidationError(t.herald.subscribers.create(scope, { ...valid, secret: 'tooShortSecret' }), 'secret');
+    expect(JSON.stringify({ message: error.message, errors: error.errors })).not.toContain('tooShortSecret');
+  });
+
+  test('concurrent creates of one handle: exactly one wins, the others are 409', async () => {
+    const results = await Promise.allSettled(
+      Array.from({ length: 5 }, (_, index) => t.herald.subscribers.create(scope, { ...valid, id: 'race', displayName: `racer ${index}` })),
+    );
+    expect(results.filter((result) => result.status === 'fulfilled')).toHaveLength(1);
+    for (const result of results.filter((candidate) => candidate.status === 'rejected')) {
+      expect((result as PromiseRejectedResult).reason).toBeInstanceOf(ConflictError);
+    }
+    expect(await t.database.db.collection('herald_subscribers').countDocuments({ orgId: scope.orgId, handle: 'race' })).toBe(1);
+  });
+
   test('accepts every pattern form and the boundaries', async () => {
     const created = await t.herald.subscribers.create(scope, {
       id: 'A1._-z',
@@ -231,6 +247,24 @@ describe('update', () => {
       ConflictError,
     );
     expect((await t.herald.subscribers.get(scope, 'new-name')).displayName).toBe(valid.displayName);
+  });
+
+  test('concurrent updates of different fields do not lose each other', async () => {
+    await t.herald.subscribers.create(scope, { ...valid, id: 'contended' });
+    const results = await Promise.allSettled([
+      t.herald.subscribers.update(scope, 'contended', { events: ['x.*'] }),
+      t.herald.subscribers.update(scope, 'contended', { timeoutMs: 1234 }),
+      t.herald.subscribers.update(scope, 'contended', { displayName: 'Contended' }),
+    ]);
+    for (const result of results) {
+      if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(ConflictError);
+    }
+    const final = await t.herald.subscribers.get(scope, 'contended');
+    const [events, timeout, name] = results.map((result) => result.status === 'fulfilled');
+    if (events) expect(final.events).toEqual(['x.*']);
+    if (timeout) expect(final.timeoutMs).toBe(1234);
+    if (name) expect(final.displayName).toBe('Contended');
+    expect(results.some((result) => result.status === 'fulfilled')).toBe(true);
   });
 
   test('invalid patches are rejected with field details and change nothing', async () => {

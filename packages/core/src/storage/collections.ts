@@ -43,3 +43,18 @@ export function isDuplicateKeyError(error: unknown): boolean {
   if (code === DUPLICATE_KEY) return true;
   return code === 1 && typeof message === 'string' && message.includes('UNIQUE constraint failed');
 }
+
+/**
+ * Runs an upsert, retrying when it loses an insert race: two concurrent upserts of one new `_id`
+ * may both try to insert, and the loser gets a duplicate-key error although an update would now
+ * succeed (documented MongoDB behaviour; FerretDB does the same).
+ */
+export async function upsertWithRetry<T>(upsert: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await upsert();
+    } catch (error) {
+      if (attempt >= attempts || !isDuplicateKeyError(error)) throw error;
+    }
+  }
+}

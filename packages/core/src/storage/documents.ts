@@ -33,6 +33,8 @@ export interface SubscriberDocument {
   updatedBy: string;
   createdAt: Date;
   updatedAt: Date;
+  /** Incremented by every update; the condition of the optimistic-concurrency replace. */
+  revision: number;
 }
 
 /**

@@ -32,6 +32,7 @@ export function newSubscriberDocument(input: WebhookSubscriberCreateRequest, con
     updatedBy: context.actor,
     createdAt: context.now,
     updatedAt: context.now,
+    revision: 0,
   };
   if (input.secret !== undefined) document.secret = context.seal(input.secret);
   return document;
@@ -47,7 +48,12 @@ export function patchedSubscriberDocument(
   patch: WebhookSubscriberUpdateRequest,
   context: ChangeContext,
 ): SubscriberDocument {
-  const next: SubscriberDocument = { ...current, updatedBy: context.actor, updatedAt: context.now };
+  const next: SubscriberDocument = {
+    ...current,
+    updatedBy: context.actor,
+    updatedAt: context.now,
+    revision: (current.revision ?? 0) + 1,
+  };
   if (patch.id !== undefined) next.handle = patch.id;
   if (patch.displayName !== undefined) next.displayName = patch.displayName;
   if (patch.targetUrl !== undefined) next.targetUrl = patch.targetUrl;

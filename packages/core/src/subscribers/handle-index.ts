@@ -5,7 +5,7 @@
 // unique index `{orgId, handle}` on subscribers, and every hit is verified against the subscriber
 // document, so a stale or missing entry (a crash between two writes, rows inserted behind Herald's
 // back) costs one slow query that also repairs the entry.
-import type { Collections } from '../storage/collections.js';
+import { upsertWithRetry, type Collections } from '../storage/collections.js';
 import type { SubscriberDocument } from '../storage/documents.js';
 
 export function handleKey(orgId: string, handle: string): string {
@@ -13,10 +13,12 @@ export function handleKey(orgId: string, handle: string): string {
 }
 
 export async function rememberHandle(collections: Collections, document: Pick<SubscriberDocument, '_id' | 'orgId' | 'handle'>): Promise<void> {
-  await collections.handles.updateOne(
-    { _id: handleKey(document.orgId, document.handle) },
-    { $set: { orgId: document.orgId, handle: document.handle, subscriberId: document._id } },
-    { upsert: true },
+  await upsertWithRetry(() =>
+    collections.handles.updateOne(
+      { _id: handleKey(document.orgId, document.handle) },
+      { $set: { orgId: document.orgId, handle: document.handle, subscriberId: document._id } },
+      { upsert: true },
+    ),
   );
 }
 

@@ -4,7 +4,7 @@
 // miss one. Keys are added before the subscriber document says so and removed after; every read
 // re-checks the subscriber documents it loads, so a stale id costs one lookup and nothing else.
 import { candidateKeysFor, keysMatch, matchBucketId } from '../events/matching.js';
-import type { Collections } from '../storage/collections.js';
+import { upsertWithRetry, type Collections } from '../storage/collections.js';
 import type { SubscriberDocument } from '../storage/documents.js';
 
 /** Above this many candidates one `$in` query beats one `_id` lookup per subscriber. */
@@ -13,10 +13,12 @@ const PER_ID_LOOKUP_MAX = 32;
 export async function addToBuckets(collections: Collections, orgId: string, subscriberId: string, keys: readonly string[]): Promise<void> {
   await Promise.all(
     keys.map((matchKey) =>
-      collections.matchBuckets.updateOne(
-        { _id: matchBucketId(orgId, matchKey) },
-        { $addToSet: { subscriberIds: subscriberId }, $setOnInsert: { orgId, matchKey } },
-        { upsert: true },
+      upsertWithRetry(() =>
+        collections.matchBuckets.updateOne(
+          { _id: matchBucketId(orgId, matchKey) },
+          { $addToSet: { subscriberIds: subscriberId }, $setOnInsert: { orgId, matchKey } },
+          { upsert: true },
+        ),
       ),
     ),
   );

@@ -11,13 +11,14 @@ import { validatePageQuery } from '../validation/page.js';
 import { indexedKeys, newSubscriberDocument, patchedSubscriberDocument, type ChangeContext } from './changes.js';
 import { principalsOf, SYSTEM_ACTOR, toListItem, toResponse } from './mapping.js';
 import { findByHandle, forgetHandle, rememberHandle } from './handle-index.js';
+import { KeyedLock } from './keyed-lock.js';
 import { addToBuckets, removeFromBuckets } from './match-index.js';
 import { isPossibleHandle, validateSubscriberCreate, validateSubscriberUpdate } from './validation.js';
 
 const CANCELLED_DISABLED = 'Cancelled: the subscriber was disabled before this delivery was attempted';
 const CANCELLED_DELETED = 'Cancelled: the subscriber was deleted before this delivery was attempted';
 /** Optimistic-concurrency retries of an update that raced another writer. */
-const UPDATE_ROUNDS = 3;
+const UPDATE_ROUNDS = 5;
 
 function notFound(handle: string): NotFoundError {
   return new NotFoundError(`webhook subscriber "${handle}" not found`);
@@ -33,6 +34,7 @@ function difference(a: readonly string[], b: readonly string[]): string[] {
 
 export function createSubscriberService(context: CoreContext): SubscriberService {
   const { collections } = context;
+  const locks = new KeyedLock();
 
   function changeContext(scope: Scope): ChangeContext {
     return {
@@ -100,44 +102,54 @@ export function createSubscriberService(context: CoreContext): SubscriberService
 
     async update(scope, handle, patch) {
       const valid = validateSubscriberUpdate(patch);
-      for (let round = 0; ; round++) {
-        const current = await load(scope, handle);
-        const next = patchedSubscriberDocument(current, valid, changeContext(scope));
-        const before = indexedKeys(current);
-        const after = indexedKeys(next);
-        await addToBuckets(collections, scope.orgId, current._id, difference(after, before));
-        let replaced: number;
-        try {
-          // Conditional on the version we read: a concurrent update makes this one start over.
-          const result = await collections.subscribers.replaceOne({ _id: current._id, updatedAt: current.updatedAt }, next);
-          replaced = result.matchedCount;
-        } catch (error) {
-          if (isDuplicateKeyError(error)) throw handleTaken(next.handle);
-          throw error;
+      const found = await load(scope, handle);
+      return locks.run(found._id, async () => {
+        for (let round = 0; ; round++) {
+          // Re-read under the lock: a concurrent update may have changed or renamed it.
+          const current = await collections.subscribers.findOne({ _id: found._id });
+          if (!current || current.handle !== handle) throw notFound(handle);
+          const next = patchedSubscriberDocument(current, valid, changeContext(scope));
+          const before = indexedKeys(current);
+          const after = indexedKeys(next);
+          await addToBuckets(collections, scope.orgId, current._id, difference(after, before));
+          let replaced: number;
+          try {
+            // Conditional on the revision we read: a writer in another process makes this one
+            // start over. (`null` also matches documents written without a revision.)
+            const result = await collections.subscribers.replaceOne({ _id: current._id, revision: current.revision ?? null }, next);
+            replaced = result.matchedCount;
+          } catch (error) {
+            if (isDuplicateKeyError(error)) throw handleTaken(next.handle);
+            throw error;
+          }
+          if (replaced === 0) {
+            if (round + 1 < UPDATE_ROUNDS) continue;
+            throw new ConflictError(`webhook subscriber "${handle}" was modified concurrently; retry the update`);
+          }
+          await removeFromBuckets(collections, scope.orgId, current._id, difference(before, after));
+          if (next.handle !== current.handle) {
+            await rememberHandle(collections, next);
+            await forgetHandle(collections, scope.orgId, current.handle, current._id);
+          }
+          if (current.enabled && !next.enabled) {
+            await cancelPendingDeliveries(collections, current._id, CANCELLED_DISABLED, next.updatedAt);
+          }
+          return respond(next);
         }
-        if (replaced === 0) {
-          if (round + 1 < UPDATE_ROUNDS) continue;
-          throw new ConflictError(`webhook subscriber "${handle}" was modified concurrently; retry the update`);
-        }
-        await removeFromBuckets(collections, scope.orgId, current._id, difference(before, after));
-        if (next.handle !== current.handle) {
-          await rememberHandle(collections, next);
-          await forgetHandle(collections, scope.orgId, current.handle, current._id);
-        }
-        if (current.enabled && !next.enabled) {
-          await cancelPendingDeliveries(collections, current._id, CANCELLED_DISABLED, next.updatedAt);
-        }
-        return respond(next);
-      }
+      });
     },
 
     async delete(scope, handle) {
-      const current = await load(scope, handle);
-      const result = await collections.subscribers.deleteOne({ _id: current._id });
-      if (result.deletedCount === 0) throw notFound(handle);
-      await removeFromBuckets(collections, scope.orgId, current._id, current.matchKeys);
-      await forgetHandle(collections, scope.orgId, current.handle, current._id);
-      await cancelPendingDeliveries(collections, current._id, CANCELLED_DELETED, context.now());
+      const found = await load(scope, handle);
+      await locks.run(found._id, async () => {
+        const current = await collections.subscribers.findOne({ _id: found._id });
+        if (!current || current.handle !== handle) throw notFound(handle);
+        const result = await collections.subscribers.deleteOne({ _id: current._id });
+        if (result.deletedCount === 0) throw notFound(handle);
+        await removeFromBuckets(collections, scope.orgId, current._id, current.matchKeys);
+        await forgetHandle(collections, scope.orgId, current.handle, current._id);
+        await cancelPendingDeliveries(collections, current._id, CANCELLED_DELETED, context.now());
+      });
     },
 
     async deliveries(scope, handle) {

@@ -33,7 +33,7 @@ describe('patch', () => {
 
   test('only supplied fields change', () => {
     const next = patchedSubscriberDocument(base, { timeoutMs: 900 }, context(t1, 'bob'));
-    expect(next).toEqual({ ...base, timeoutMs: 900, updatedAt: t1, updatedBy: 'bob' });
+    expect(next).toEqual({ ...base, timeoutMs: 900, updatedAt: t1, updatedBy: 'bob', revision: 1 });
   });
 
   test('events update the match keys', () => {
