@@ -19,9 +19,12 @@ export function createEventService(context: CoreContext): EventService {
   const { collections } = context;
 
   async function summaries(events: readonly EventDocument[]) {
-    if (events.length === 0) return [];
+    // Events recorded with no rows (nobody matched) need no delivery query; only a PENDING event
+    // (fan-out unfinished) may have rows its deliveryCount does not show yet.
+    const withRows = events.filter((event) => event.deliveryCount > 0 || event.status === 'PENDING');
+    if (withRows.length === 0) return events.map((event) => toWebhookEvent(event, []));
     const rows = await collections.deliveries
-      .find({ eventId: { $in: events.map((event) => event._id) } })
+      .find({ eventId: { $in: withRows.map((event) => event._id) } })
       .project<DeliveryRowSummary>(SUMMARY_PROJECTION)
       .toArray();
     return events.map((event) => toWebhookEvent(event, rows.filter((row) => row.eventId === event._id)));
