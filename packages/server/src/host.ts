@@ -12,7 +12,7 @@ import { TokenStore } from './auth/token-store.js';
 import type { HostConfig } from './config/schema.js';
 import { createLogger } from './logging/logger.js';
 import { HostMetrics } from './metrics/host-metrics.js';
-import { readQueueStats } from './metrics/queue-stats.js';
+import { readAttemptDurationsBetween, readQueueStats } from './metrics/queue-stats.js';
 import { ProjectStore } from './projects/project-store.js';
 
 export type HostMode = 'all' | 'api-only' | 'engine-only';
@@ -81,6 +81,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
         metricSources: {
           engine: () => (engineEnabled ? { running: true, ...herald.metrics() } : undefined),
           queue: () => readQueueStats(db),
+          attemptDurationsBetween: (since, until) => readAttemptDurationsBetween(db, since, until),
         },
         readiness: () => herald.health(),
       },

@@ -80,6 +80,8 @@ it('delivers a published event to the subscriber, signed and encrypted, and reco
 
   const metrics = await fetch(`${t.host.url}/metrics`).then((response) => response.text());
   expect(metrics).toMatch(/herald_delivery_attempts_total\{outcome="delivered"\} [1-9]/);
+  expect(metrics).toMatch(/herald_delivery_attempt_duration_seconds_count [1-9]/);
+  expect(metrics).toMatch(/herald_delivery_queue_depth 0/);
   expect(t.logs.join('\n')).not.toContain(SECRET);
 });
 

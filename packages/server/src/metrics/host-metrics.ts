@@ -10,13 +10,13 @@ export interface EngineFigures {
   delivered: number;
   failed: number;
   retried: number;
-  /** Attempt durations in seconds observed since the last scrape, when the engine reports them. */
-  attemptDurationsSeconds?: number[];
 }
 
 export interface MetricSources {
   engine(): EngineFigures | undefined;
   queue(): Promise<QueueStats>;
+  /** Durations (s) of delivery attempts that finished in (since, until], cluster-wide. */
+  attemptDurationsBetween(since: Date, until: Date): Promise<number[]>;
 }
 
 const HTTP_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
@@ -25,7 +25,12 @@ const ATTEMPT_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 export class HostMetrics {
   private readonly requests = new Counter('herald_http_requests_total', 'HTTP requests by method, route and status.');
   private readonly requestDuration = new Histogram('herald_http_request_duration_seconds', 'HTTP request duration by route.', HTTP_BUCKETS);
-  private readonly attemptDuration = new Histogram('herald_delivery_attempt_duration_seconds', 'Delivery attempt latency.', ATTEMPT_BUCKETS);
+  private readonly attemptDuration = new Histogram(
+    'herald_delivery_attempt_duration_seconds',
+    'Delivery attempt latency (attempts of every replica, observed by this process since its start).',
+    ATTEMPT_BUCKETS,
+  );
+  private attemptsObservedUntil = new Date();
 
   /** Adds the hooks that count every request (route template, not raw URL, to bound cardinality). */
   instrument(app: FastifyInstance): void {
@@ -38,8 +43,10 @@ export class HostMetrics {
 
   async render(sources: MetricSources): Promise<string> {
     const engine = sources.engine();
-    for (const seconds of engine?.attemptDurationsSeconds ?? []) this.attemptDuration.observe({}, seconds);
-    const queue = await sources.queue();
+    const now = new Date();
+    const [queue, durations] = await Promise.all([sources.queue(), sources.attemptDurationsBetween(this.attemptsObservedUntil, now)]);
+    for (const seconds of durations) this.attemptDuration.observe({}, seconds);
+    this.attemptsObservedUntil = now;
     const engineSample = (pick: (figures: EngineFigures) => number) => (engine ? [{ value: pick(engine) }] : []);
     return renderMetrics([
       this.requests,
