@@ -2,6 +2,12 @@
 //   event PENDING (+ pendingSensitive) → insertMany rows (unordered, duplicates ignored)
 //   → event DISPATCHED (ALL_DELIVERED when no row) with pendingSensitive unset.
 // Every step is idempotent, so completeFanOut can redo an interrupted fan-out at any time.
+//
+// Known narrow race: rows are claimable (PENDING, due now) from the moment insertMany writes them,
+// while the event is still PENDING for the few milliseconds until the DISPATCHED update. If a poller
+// (this or another replica) delivers *every* row inside that window, its re-aggregation skips the
+// PENDING event and nothing re-aggregates it later: the event shows DISPATCHED with all rows
+// terminal. Status only, no delivery is lost; a redeliver/retry or any later row change fixes it.
 import { randomUUID } from 'node:crypto';
 import type { MongoBulkWriteError } from 'mongodb';
 import type { CoreContext } from '../context.js';
