@@ -40,6 +40,9 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
   const client = new MongoClient(config.mongodbUri);
   await client.connect();
   const db = client.db(config.mongodbDbName);
+  // Whatever started before a failure is stopped again, so a failed start never leaves work running.
+  let herald: Herald | undefined;
+  let app: FastifyInstance | undefined;
   try {
     const tokens = new TokenStore(db);
     const principals = createPrincipalDirectory(tokens);
@@ -47,7 +50,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
     await Promise.all([tokens.ensureIndexes(), projects.ensureIndexes()]);
     const bootstrap = mode === 'engine-only' ? undefined : await ensureBootstrapToken(db, tokens, config.dataDir);
 
-    const herald = await createHerald({
+    const core = await createHerald({
       mongo: { client, dbName: config.mongodbDbName },
       masterKeys: config.masterKeys,
       signingProfile: config.signingProfile,
@@ -65,25 +68,26 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
       },
       logger: logger.child({ component: 'core' }),
     });
+    herald = core;
     const engineEnabled = mode !== 'api-only';
-    if (engineEnabled) await herald.start();
+    if (engineEnabled) await core.start();
 
     const metrics = new HostMetrics();
-    const app = await buildApp(
+    app = await buildApp(
       config,
       {
-        herald,
+        herald: core,
         tokens,
         projects,
         jwtVerifier: config.jwt ? createJwtVerifier(config.jwt) : undefined,
         logger,
         metrics,
         metricSources: {
-          engine: () => (engineEnabled ? { running: true, ...herald.metrics() } : undefined),
+          engine: () => (engineEnabled ? { running: true, ...core.metrics() } : undefined),
           queue: () => readQueueStats(db),
           attemptDurationsBetween: (since, until) => readAttemptDurationsBetween(db, since, until),
         },
-        readiness: () => herald.health(),
+        readiness: () => core.health(),
       },
       { api: mode !== 'engine-only', engineEnabled },
     );
@@ -94,15 +98,16 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
     logger.info({ url, mode, org: config.org, readOnly: config.readOnly }, 'herald-server listening');
 
     let closing: Promise<void> | undefined;
+    const startedApp = app;
     return {
-      app,
-      herald,
+      app: startedApp,
+      herald: core,
       url,
       bootstrap,
       close() {
         closing ??= (async () => {
-          await app.close();
-          await herald.stop({ drainTimeoutMs: config.drainTimeoutMs });
+          await startedApp.close();
+          await core.stop({ drainTimeoutMs: config.drainTimeoutMs });
           await client.close();
           logger.info('herald-server stopped');
         })();
@@ -110,6 +115,8 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
       },
     };
   } catch (error) {
+    await app?.close().catch(() => undefined);
+    await herald?.stop({ drainTimeoutMs: 0 }).catch(() => undefined);
     await client.close().catch(() => undefined);
     throw error;
   }

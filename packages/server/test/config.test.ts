@@ -1,5 +1,5 @@
 // Configuration: defaults, HERALD_* parsing, file ← env precedence, and clear errors at start.
-import { randomBytes } from 'node:crypto';
+import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -93,9 +93,11 @@ describe('loadConfig', () => {
   it('a JSON file is overridden by the environment, field by field', () => {
     const dir = mkdtempSync(join(tmpdir(), 'herald-config-'));
     const file = join(dir, 'herald.json');
-    writeFileSync(file, JSON.stringify({ mongodbUri: 'mongodb://file/', port: 7000, org: 'from-file', jwt: { publicKeyPem: 'PEM', audience: 'file-aud' } }));
+    const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
+    writeFileSync(file, JSON.stringify({ mongodbUri: 'mongodb://file/', port: 7000, org: 'from-file', jwt: { publicKeyPem: pem, audience: 'file-aud' } }));
     const config = loadConfig({ env: { HERALD_CONFIG: file, HERALD_PORT: '7001', HERALD_JWT_AUDIENCE: 'env-aud' } });
-    expect(config).toMatchObject({ mongodbUri: 'mongodb://file/', port: 7001, org: 'from-file', jwt: { publicKeyPem: 'PEM', audience: 'env-aud' } });
+    expect(config).toMatchObject({ mongodbUri: 'mongodb://file/', port: 7001, org: 'from-file', jwt: { publicKeyPem: pem, audience: 'env-aud' } });
   });
 
   it('reports every problem at once, named by its variable', () => {
@@ -113,6 +115,7 @@ describe('loadConfig', () => {
     [{ ...MONGO, HERALD_MASTER_KEY: Buffer.alloc(31).toString('base64') }, 'masterKeys'],
     [{ ...MONGO, HERALD_MASTER_KEYS: `a:${randomBytes(32).toString('base64')}`, HERALD_MASTER_KEY_CURRENT: 'b' }, 'masterKeys.current'],
     [{ ...MONGO, HERALD_JWT_ISSUER: 'https://idp/' }, 'exactly one of jwksUrl'],
+    [{ ...MONGO, HERALD_JWT_PUBLIC_KEY: '-----BEGIN PUBLIC KEY-----\nnope\n-----END PUBLIC KEY-----' }, 'not a PEM-encoded public key'],
     [{ HERALD_MONGODB_URI: 'postgres://x' }, 'mongodbUri'],
     [{ ...MONGO, HERALD_ORG: 'bad org!' }, 'org'],
   ])('refuses %j with a message about %s', (env, fragment) => {

@@ -45,6 +45,11 @@ describe('health', () => {
     }
   });
 
+  it('a port already in use fails the start cleanly', async () => {
+    const port = Number(new URL(t.host.url).port);
+    await expect(startTestHost({ overrides: { port } })).rejects.toThrow(/EADDRINUSE/);
+  });
+
   it('every response carries an x-request-id', async () => {
     const first = await fetch(`${t.host.url}/healthz`);
     const second = await fetch(`${t.host.url}/healthz`);

@@ -1,5 +1,6 @@
 // Builds the validated HostConfig from defaults ← JSON config file ← HERALD_* environment.
 // Every problem is reported at once, named by the environment variable or file field that set it.
+import { createPublicKey } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
@@ -62,6 +63,14 @@ function describeField(field: string, fromEnv: RawConfig): string {
 }
 
 /** Checks that the schema cannot express: key sizes, the current key's presence, one JWT key source. */
+function isPublicKeyPem(pem: string): boolean {
+  try {
+    return createPublicKey(pem).type === 'public';
+  } catch {
+    return false;
+  }
+}
+
 function semanticProblems(config: HostConfig): string[] {
   const problems: string[] = [];
   if (config.masterKeys) {
@@ -74,6 +83,9 @@ function semanticProblems(config: HostConfig): string[] {
   }
   if (config.jwt && !config.jwt.jwksUrl === !config.jwt.publicKeyPem) {
     problems.push('jwt: set exactly one of jwksUrl (HERALD_JWT_JWKS_URL) or publicKeyPem (HERALD_JWT_PUBLIC_KEY[_FILE])');
+  }
+  if (config.jwt?.publicKeyPem && !isPublicKeyPem(config.jwt.publicKeyPem)) {
+    problems.push('jwt.publicKeyPem (HERALD_JWT_PUBLIC_KEY): not a PEM-encoded public key');
   }
   if (config.publicBaseUrl && !/^https?:\/\//.test(config.publicBaseUrl)) problems.push('publicBaseUrl: must be an http(s) URL');
   return problems;

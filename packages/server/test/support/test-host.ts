@@ -61,7 +61,14 @@ export async function startTestHost(
       ...options.overrides,
     },
   });
-  const host = await startHost(config, { mode: options.mode, logger: createLogger('info', sink) });
+  let host: RunningHost;
+  try {
+    host = await startHost(config, { mode: options.mode, logger: createLogger('info', sink) });
+  } catch (error) {
+    if (!options.database) await database.close();
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
   const api = new ApiClient(host.url);
   if (options.mode !== 'engine-only') await api.loadOpenApi();
   const tokens = new TokenStore(database.db);
