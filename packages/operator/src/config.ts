@@ -19,6 +19,8 @@ export interface OperatorConfig {
   };
   resyncSeconds: number;
   workers: number;
+  /** Overall reconcile rate limit of the work queue (token bucket). */
+  rateLimit: { ratePerSecond: number; burst: number };
   host: string;
   port: number;
   logLevel: string;
@@ -110,7 +112,11 @@ export function loadOperatorConfig(env: Env, readFile: (path: string) => string,
       retryPeriodSeconds,
     },
     resyncSeconds: integer(env, 'HERALD_OPERATOR_RESYNC_SECONDS', 300, 1, 86_400),
-    workers: integer(env, 'HERALD_OPERATOR_WORKERS', 4, 1, 64),
+    workers: integer(env, 'HERALD_OPERATOR_WORKERS', 8, 1, 64),
+    rateLimit: {
+      ratePerSecond: integer(env, 'HERALD_OPERATOR_RATE_LIMIT_QPS', 50, 1, 10_000),
+      burst: integer(env, 'HERALD_OPERATOR_RATE_LIMIT_BURST', 200, 1, 100_000),
+    },
     host: env.HERALD_OPERATOR_HOST || '0.0.0.0',
     port: integer(env, 'HERALD_OPERATOR_PORT', 8081, 0, 65_535),
     logLevel: env.HERALD_OPERATOR_LOG_LEVEL || 'info',

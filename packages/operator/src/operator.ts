@@ -33,7 +33,7 @@ export async function startOperator(config: OperatorConfig, kubeConfig: KubeConf
     transition = transition.then(async () => {
       controller = new Controller({
         kubeConfig, customObjects, core, kube: gateway, herald, operatorPrincipal,
-        namespaces: config.watchNamespaces, workers: config.workers, resyncSeconds: config.resyncSeconds, metrics, logger,
+        namespaces: config.watchNamespaces, workers: config.workers, rateLimit: config.rateLimit, resyncSeconds: config.resyncSeconds, metrics, logger,
       });
       await controller.start();
       logger.info({ namespaces: config.watchNamespaces.length ? config.watchNamespaces : 'all' }, 'controller started');
@@ -65,6 +65,8 @@ export async function startOperator(config: OperatorConfig, kubeConfig: KubeConf
       })
     : undefined;
   const isLeader = () => (elector ? elector.isLeader : true);
+  metrics.gauge('process_resident_memory_bytes', 'Resident memory of the operator process', () => process.memoryUsage.rss());
+  metrics.gauge('nodejs_heap_used_bytes', 'V8 heap in use', () => process.memoryUsage().heapUsed);
   metrics.gauge('herald_operator_leader', '1 while this replica holds the leader lease', () => (isLeader() ? 1 : 0));
 
   const ops = await startOpsServer(config.host, config.port, {

@@ -20,6 +20,7 @@ export interface ControllerOptions {
   operatorPrincipal: () => Promise<string>;
   namespaces: string[];
   workers: number;
+  rateLimit: { ratePerSecond: number; burst: number };
   resyncSeconds: number;
   metrics: Metrics;
   logger: Logger;
@@ -37,6 +38,7 @@ export class Controller {
     const { logger, metrics } = options;
     this.queue = new WorkQueue((key) => this.reconcileKey(key), {
       concurrency: options.workers,
+      rateLimit: options.rateLimit,
       onError: (key, error, failures) => {
         metrics.increment('herald_operator_reconcile_total', 'Reconciles by result', { result: 'error' });
         const level = error instanceof ReconcileFailure ? 'info' : 'warn';

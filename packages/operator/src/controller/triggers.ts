@@ -25,7 +25,9 @@ export function needsReconcile(before: ResourceFingerprint | undefined, after: R
   return (
     before.generation !== after.generation ||
     before.deleting !== after.deleting ||
-    before.hasFinalizer !== after.hasFinalizer ||
+    // Only a removed finalizer matters: the operator adds it itself, and reacting to that
+    // would reconcile every new CR twice.
+    (before.hasFinalizer && !after.hasFinalizer) ||
     before.adopt !== after.adopt
   );
 }

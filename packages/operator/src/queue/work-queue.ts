@@ -13,6 +13,8 @@ export interface WorkQueueOptions {
   onError?: (key: string, error: unknown, failures: number) => void;
 }
 
+const DEFAULT_RATE_LIMIT: TokenBucketPolicy = { ratePerSecond: 50, burst: 200 };
+
 export class WorkQueue {
   private readonly ready: string[] = [];
   private readonly queued = new Set<string>();
@@ -26,7 +28,7 @@ export class WorkQueue {
   private idleWaiters: (() => void)[] = [];
 
   constructor(private readonly handler: KeyHandler, private readonly options: WorkQueueOptions) {
-    this.bucket = initialBucket(options.rateLimit ?? { ratePerSecond: 50, burst: 200 }, Date.now());
+    this.bucket = initialBucket(options.rateLimit ?? DEFAULT_RATE_LIMIT, Date.now());
   }
 
   get depth(): number {
@@ -103,7 +105,7 @@ export class WorkQueue {
   }
 
   private async run(key: string): Promise<void> {
-    const { state, waitMs } = takeToken(this.bucket, this.options.rateLimit ?? { ratePerSecond: 50, burst: 200 }, Date.now());
+    const { state, waitMs } = takeToken(this.bucket, this.options.rateLimit ?? DEFAULT_RATE_LIMIT, Date.now());
     this.bucket = state;
     if (waitMs > 0) await new Promise((resolve) => setTimeout(resolve, waitMs));
     let retryAfterMs: number | undefined;

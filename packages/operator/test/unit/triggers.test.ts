@@ -12,6 +12,11 @@ describe('needsReconcile', () => {
     expect(needsReconcile(before, fingerprint({ ...base, metadata: { ...base.metadata, generation: 2 } }, FINALIZER))).toBe(true);
   });
 
+  it('ignores the finalizer the operator adds itself', () => {
+    const withFinalizer = fingerprint({ ...base, metadata: { ...base.metadata, finalizers: [FINALIZER] } }, FINALIZER);
+    expect(needsReconcile(fingerprint(base, FINALIZER), withFinalizer)).toBe(false);
+  });
+
   it('reconciles deletion, a removed finalizer and the adopt annotation', () => {
     const withFinalizer = fingerprint({ ...base, metadata: { ...base.metadata, finalizers: [FINALIZER] } }, FINALIZER);
     expect(needsReconcile(withFinalizer, fingerprint(base, FINALIZER))).toBe(true);
