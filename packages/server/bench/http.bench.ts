@@ -1,7 +1,7 @@
 // HTTP benchmark of the real host (herald-server from dist, on FerretDB): a mixed load at a fixed
 // 500 req/s (70% subscriber reads, 20% event lists, 10% writes) for p50/p99, then each route's
 // ceiling, and the ratio to a trivial Fastify route measured in the same run.
-// Run: npm run build && npm run bench -w packages/server   (MONGODB_URI to use another server)
+// Run: npm run bench -w packages/server   (compiles first; MONGODB_URI to use another server)
 // Written as erasable TypeScript so Node 24 runs it directly (no build step for the bench itself).
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
