@@ -1,7 +1,7 @@
 // The herald-server executable as a real subprocess (built dist, Node 24 via process.execPath):
 // help, configuration errors, token admin commands, first start with a bootstrap token, SIGTERM.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -23,9 +23,24 @@ function run(args: string[], extraEnv: Record<string, string> = {}) {
   }
 }
 
+/** Newest modification time of the sources the executable is compiled from. */
+function newestSource(): number {
+  const directories = ['packages/server/src', 'packages/core/src', 'packages/receiver/src'].map((dir) => join(repoRoot, dir));
+  let newest = 0;
+  for (const directory of directories) {
+    for (const entry of readdirSync(directory, { recursive: true, withFileTypes: true })) {
+      if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+    }
+  }
+  return newest;
+}
+
 beforeAll(async () => {
-  // The executable runs from dist: compile server (and, through references, core and receiver).
-  execFileSync(process.execPath, [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-b', 'packages/server'], { cwd: repoRoot, stdio: 'inherit' });
+  // The executable runs from dist. `npm test` builds first; compile here only when dist is stale
+  // (server and, through project references, core and receiver).
+  if (!existsSync(bin) || statSync(bin).mtimeMs < newestSource()) {
+    execFileSync(process.execPath, [join(repoRoot, 'node_modules/typescript/bin/tsc'), '-b', 'packages/server'], { cwd: repoRoot, stdio: 'inherit' });
+  }
   database = await openTestDatabase('server_bin');
   env = {
     PATH: process.env.PATH ?? '',
