@@ -100,6 +100,8 @@ describe('charts/herald', () => {
     expect(names.filter((name) => name.startsWith('Secret/'))).toEqual([]);
     const worker = workloads(objects).find((object) => object.metadata?.name === 'herald-worker');
     expect(worker?.spec.template.spec.containers[0]?.args).toEqual(['herald-server', 'start', '--engine-only']);
+    const api = workloads(objects).find((object) => object.metadata?.name === 'herald');
+    expect(api?.spec.template.spec.containers[0]?.args).toEqual(['herald-server', 'start', '--no-engine']);
   });
 
   it('runs every pod under the restricted Pod Security Standard with probes', () => {
