@@ -46,6 +46,10 @@ GO
   link_tool kube-apiserver "$api"; link_tool kubectl "$ctl"
 }
 
+# Two concurrent runs (several engineers, or make -j) would race on the same .tmp outputs.
+exec 9>"$TOOLS_CACHE/.kube-build.lock"
+flock 9
+
 case "${1:-all}" in
   kine) go_build_wrapped kine "$KINE_VERSION" github.com/k3s-io/kine github.com/k3s-io/kine 1 ;;
   helm) go_build_wrapped helm "$HELM_VERSION" helm.sh/helm/v3 helm.sh/helm/v3/cmd/helm 0 ;;

@@ -29,6 +29,8 @@ export class ResilientInformer<T extends KubernetesObject> {
   private failures = 0;
   private stopped = false;
   private restartTimer: NodeJS.Timeout | undefined;
+  private failedSinceStart = false;
+  /** The first list succeeded (ListWatch reports a failed list through 'error', not by throwing). */
   synced = false;
 
   constructor(
@@ -47,13 +49,17 @@ export class ResilientInformer<T extends KubernetesObject> {
     this.listWatch.on('connect', () => {
       this.failures = 0;
     });
-    this.listWatch.on('error', (error) => this.restartLater(error));
+    this.listWatch.on('error', (error) => {
+      this.failedSinceStart = true;
+      this.restartLater(error);
+    });
   }
 
   async start(): Promise<void> {
     this.stopped = false;
+    this.failedSinceStart = false;
     await this.listWatch.start();
-    this.synced = true;
+    if (!this.failedSinceStart) this.synced = true;
   }
 
   async stop(): Promise<void> {
@@ -76,7 +82,13 @@ export class ResilientInformer<T extends KubernetesObject> {
     const delay = retryDelayMs(this.failures, { baseMs: 500, maxMs: 30_000 }, Math.random());
     this.logger.warn({ informer: this.description, err: describeKubeError(error), retryInMs: delay }, 'watch failed; restarting');
     this.restartTimer = setTimeout(() => {
-      this.listWatch.start().catch((restartError: unknown) => this.restartLater(restartError));
+      this.failedSinceStart = false;
+      this.listWatch.start().then(
+        () => {
+          if (!this.failedSinceStart) this.synced = true;
+        },
+        (restartError: unknown) => this.restartLater(restartError),
+      );
     }, delay);
     this.restartTimer.unref();
   }
