@@ -67,7 +67,7 @@ else
   [[ -x "$ferretdb" ]] || ferretdb="$(bash scripts/tools/ferretdb.sh)"
   port="$(free_port)"
   mkdir -p "$DATA/ferretdb"
-  detach "$ferretdb" --handler=sqlite "--sqlite-url=file:$DATA/ferretdb/" "--listen-addr=127.0.0.1:$port" \
+  detach "$ferretdb" --handler=sqlite "--sqlite-url=file:$DATA/ferretdb/" "--listen-addr=127.0.0.1:$port" "--state-dir=$DATA/ferretdb" \
     --telemetry=disable --log-level=error --debug-addr=- >"$DATA/ferretdb.log" 2>&1 &
   db_pid=$!
   wait_for_port "$port" FerretDB

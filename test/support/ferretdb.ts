@@ -58,6 +58,8 @@ export async function startFerretDb(options: { dataDir?: string; port?: number }
       '--handler=sqlite',
       `--sqlite-url=file:${dataDir}/`,
       `--listen-addr=127.0.0.1:${port}`,
+      // FerretDB writes a state.json into its state dir, the working directory by default.
+      `--state-dir=${dataDir}`,
       '--telemetry=disable',
       '--log-level=error',
       '--debug-addr=-',

@@ -6,15 +6,16 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
+import { freePort, startFerretDb } from '../../../test/support/ferretdb.ts';
 
 const repoRoot = resolve(import.meta.dirname, '../../..');
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 15);
 const CEILING_SECONDS = Number(process.env.BENCH_CEILING_SECONDS ?? 6);
 const children: ChildProcess[] = [];
+const stoppers: (() => Promise<void>)[] = [];
 const scratch = mkdtempSync(join(tmpdir(), 'herald-bench-'));
 
 interface Result {
@@ -33,15 +34,6 @@ interface Request {
   body?: string;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((done) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => done(typeof address === 'object' && address ? address.port : 0));
-    });
-  });
-}
-
 async function waitFor(check: () => Promise<boolean>, what: string): Promise<void> {
   for (let i = 0; i < 300; i++) {
     if (await check().catch(() => false)) return;
@@ -58,17 +50,9 @@ function start(command: string, args: string[], env: Record<string, string> = {}
 
 async function mongoUri(): Promise<string> {
   if (process.env.MONGODB_URI) return process.env.MONGODB_URI;
-  const port = await freePort();
-  start(join(repoRoot, '.tools/bin/ferretdb'), [
-    '--handler=sqlite',
-    `--sqlite-url=file:${scratch}/`,
-    `--listen-addr=127.0.0.1:${port}`,
-    '--telemetry=disable',
-    '--log-level=error',
-    '--debug-addr=-',
-  ]);
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/`).catch((error: { cause?: { code?: string } }) => error.cause?.code !== 'ECONNREFUSED')) !== false, 'FerretDB');
-  return `mongodb://127.0.0.1:${port}/`;
+  const ferret = await startFerretDb({ dataDir: scratch });
+  stoppers.push(() => ferret.stop());
+  return ferret.uri;
 }
 
 async function startHerald(uri: string): Promise<{ url: string; token: string }> {
@@ -223,7 +207,8 @@ main()
     console.error(error);
     process.exitCode = 1;
   })
-  .finally(() => {
+  .finally(async () => {
     for (const child of children.reverse()) child.kill('SIGTERM');
+    for (const stop of stoppers) await stop();
     setTimeout(() => rmSync(scratch, { recursive: true, force: true }), 1_000);
   });
