@@ -69,34 +69,44 @@ export class Reconciler {
     let result: Subscriber;
     let changeMessage: string | undefined;
     try {
-      const actual = await this.getOrUndefined(desired.id);
-      const plan = planSync({
-        desired,
-        secret,
-        actual,
-        operatorPrincipal: await this.deps.operatorPrincipal(),
-        pushedSecretVersion: current.status?.secretVersion,
-        adoptForeign: current.metadata?.annotations?.[ADOPT_ANNOTATION] === 'true',
-      });
-      switch (plan.action) {
-        case 'conflict':
+      // A CR never synced before most likely has no subscriber yet: try the create straight away
+      // and read only if Herald answers CONFLICT (one request less per new CR).
+      let actual = current.status?.handle ? await this.getOrUndefined(desired.id) : undefined;
+      for (let attempt = 1; ; attempt += 1) {
+        const plan = planSync({
+          desired,
+          secret,
+          actual,
+          operatorPrincipal: await this.deps.operatorPrincipal(),
+          pushedSecretVersion: current.status?.secretVersion,
+          adoptForeign: current.metadata?.annotations?.[ADOPT_ANNOTATION] === 'true',
+        });
+        if (plan.action === 'conflict') {
           return this.fail(current, {
             ok: false,
             reason: 'Conflict',
             message: `subscriber "${desired.id}" already exists in Herald and was created by "${plan.createdBy}", not by this operator; ` +
               `choose another spec.handle, or annotate ${ADOPT_ANNOTATION}="true" to take it over`,
           }, desired.id);
-        case 'create':
-          result = await this.deps.herald.createSubscriber(plan.request);
+        }
+        if (plan.action === 'create') {
+          try {
+            result = await this.deps.herald.createSubscriber(plan.request);
+          } catch (error) {
+            if (attempt === 1 && error instanceof HeraldApiError && error.status === 409) {
+              actual = await this.getOrUndefined(desired.id);
+              continue;
+            }
+            throw error;
+          }
           changeMessage = `Created subscriber "${desired.id}" in Herald`;
-          break;
-        case 'update':
+        } else if (plan.action === 'update') {
           result = await this.deps.herald.updateSubscriber(desired.id, plan.patch);
           changeMessage = `Updated subscriber "${desired.id}" in Herald (${plan.changedFields.join(', ')})`;
-          break;
-        case 'none':
+        } else {
           result = actual as Subscriber;
-          break;
+        }
+        break;
       }
     } catch (error) {
       const failure = classify(error);

@@ -35,6 +35,7 @@ function fakeHerald(initial: Subscriber[] = []) {
       async createSubscriber(request: SubscriberRequest) {
         guard();
         calls.push(`POST ${request.id}`);
+        if (store.has(request.id ?? '')) throw new HeraldApiError(409, 'CONFLICT', 'id taken');
         const created: Subscriber = {
           id: request.id ?? '', displayName: request.displayName ?? '', targetUrl: request.targetUrl ?? '', events: request.events ?? [],
           enabled: request.enabled ?? true, timeoutMs: request.timeoutMs ?? 5000, hasSecret: Boolean(request.secret), createdBy: OPERATOR,
@@ -107,7 +108,7 @@ describe('Reconciler', () => {
     const kube = fakeKube();
     await reconcilerFor(resource(), herald, kube).reconcile('ns', 'hook');
     expect(kube.finalizerWrites).toEqual([[FINALIZER]]);
-    expect(herald.calls).toEqual(['GET ns.hook', 'POST ns.hook']);
+    expect(herald.calls).toEqual(['POST ns.hook']); // never synced: no read first
     expect(kube.statuses).toHaveLength(1);
     expect(kube.statuses[0]).toMatchObject({ observedGeneration: 1, handle: 'ns.hook', hasSecret: false, secretVersion: null, lastSyncedAt: '2026-01-01T00:00:00.000Z' });
     expect(kube.events).toEqual([{ type: 'Normal', reason: 'Synced', message: 'Created subscriber "ns.hook" in Herald' }]);
@@ -118,6 +119,9 @@ describe('Reconciler', () => {
     const first = fakeKube();
     const synced = resource({ finalizers: [FINALIZER] });
     await reconcilerFor(synced, herald, first).reconcile('ns', 'hook');
+    // Never synced (no status): the create meets CONFLICT, the read shows it is ours, nothing to change.
+    expect(herald.calls).toEqual(['POST ns.hook', 'GET ns.hook']);
+    herald.calls.length = 0;
     const withStatus = { ...synced, status: { ...first.statuses[0], secretVersion: undefined } } as WebhookSubscriberResource;
     const second = fakeKube();
     await reconcilerFor(withStatus, herald, second).reconcile('ns', 'hook');
