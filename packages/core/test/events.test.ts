@@ -1,13 +1,14 @@
 // herald.events and herald.deliveries against a real MongoDB-wire server.
 import { decryptFields } from '@herald/receiver';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { NotFoundError, ValidationError, type Scope } from '../src/index.js';
+import { MongoClient, type CommandStartedEvent } from 'mongodb';
+import { createHerald, NotFoundError, ValidationError, type Scope } from '../src/index.js';
 import { completeFanOut, completePendingFanOuts, sealPendingSensitive } from '../src/events/fan-out.js';
 import { collectionsFor, type Collections } from '../src/storage/collections.js';
 import type { DeliveryDocument } from '../src/storage/documents.js';
 import { expectMatchesSchema } from './schema-check.js';
 import { schemas } from '../src/index.js';
-import { coreContextFor, openTestHerald, rawDatabaseText, type TestHerald } from './helpers.js';
+import { coreContextFor, openTestHerald, recordingEngine, rawDatabaseText, type TestHerald } from './helpers.js';
 
 let t: TestHerald;
 let collections: Collections;
@@ -238,6 +239,63 @@ describe('sensitive fields', () => {
     expect(after).toHaveLength(3);
     expect(after.filter((row) => rows.some((before) => before._id === row._id))).toHaveLength(2);
     expect((await collections.events.findOne({ _id: event.eventId }))?.status).toBe('DISPATCHED');
+  });
+});
+
+describe('fan-out order', () => {
+  test('the event is DISPATCHED before its rows exist, so the engine can always re-aggregate it', async () => {
+    const client = new MongoClient(t.database.uri, { monitorCommands: true });
+    await client.connect();
+    const started: CommandStartedEvent[] = [];
+    client.on('commandStarted', (command) => started.push(command));
+    const engine = recordingEngine();
+    const herald = await createHerald({ mongo: { client, dbName: t.database.dbName }, masterKeys: t.options.masterKeys, engineFactory: () => engine });
+    try {
+      await herald.subscribers.create({ orgId: 'org-order' }, { displayName: 'o', targetUrl: 'https://example.com/o' });
+      started.length = 0;
+      const { event } = await herald.events.publish({ orgId: 'org-order' }, { eventType: 'order.checked', aggregateId: 'o', data: {} });
+      const names = started.map((command) => {
+        const update = (command.command.updates as Array<{ u: { $set?: { status?: string } } }> | undefined)?.[0];
+        return `${command.commandName}:${String(command.command[command.commandName])}:${update?.u.$set?.status ?? ''}`;
+      });
+      const dispatched = names.indexOf('update:herald_events:DISPATCHED');
+      const rowsInserted = names.indexOf('insert:herald_deliveries:');
+      expect(dispatched).toBeGreaterThan(-1);
+      expect(rowsInserted).toBeGreaterThan(dispatched);
+      expect(names.indexOf('insert:herald_events:')).toBeLessThan(dispatched);
+      expect(engine.notified).toEqual([[event.deliveries[0]!.deliveryId]]);
+      const stored = await collections.events.findOne({ _id: event.eventId });
+      expect(stored).not.toHaveProperty('fanOutIncomplete');
+    } finally {
+      await herald.close();
+      await client.close();
+    }
+  });
+
+  test('a crash after DISPATCHED is completed too, and the event re-aggregated from its rows', async () => {
+    const org: Scope = { orgId: 'org-crash-dispatched' };
+    await subscribe(org, 'first', ['crash.*']);
+    await subscribe(org, 'second', ['crash.*']);
+    const { event } = await t.herald.events.publish(org, { eventType: 'crash.late', aggregateId: 'c', data: {} });
+    const rows = await rowsOf(event.eventId);
+    // As a crash between the rows insert and the final update leaves it, with one row lost and
+    // the other already delivered by the engine.
+    await collections.deliveries.deleteOne({ _id: rows[0]!._id });
+    await collections.deliveries.updateOne({ _id: rows[1]!._id }, { $set: { status: 'DELIVERED', deliveredAt: new Date() } });
+    const old = new Date(Date.now() - 60_000);
+    await collections.events.updateOne({ _id: event.eventId }, { $set: { fanOutIncomplete: true, createdAt: old } });
+    expect(await completePendingFanOuts(coreContextFor(t), new Date(Date.now() - 30_000))).toBe(1);
+    const after = await rowsOf(event.eventId);
+    expect(after.map((row) => row.status).sort()).toEqual(['DELIVERED', 'PENDING']);
+    const stored = await collections.events.findOne({ _id: event.eventId });
+    expect(stored).toMatchObject({ status: 'DISPATCHED', deliveryCount: 2 });
+    expect(stored).not.toHaveProperty('fanOutIncomplete');
+
+    // Every row delivered while the marker was still set: completion ends ALL_DELIVERED.
+    await collections.deliveries.updateMany({ eventId: event.eventId }, { $set: { status: 'DELIVERED' } });
+    await collections.events.updateOne({ _id: event.eventId }, { $set: { fanOutIncomplete: true } });
+    expect(await completeFanOut(coreContextFor(t), event.eventId)).toBe(true);
+    expect((await collections.events.findOne({ _id: event.eventId }))?.status).toBe('ALL_DELIVERED');
   });
 });
 

@@ -1,19 +1,20 @@
-// The fan-out of one event into delivery rows (ARCHITECTURE.md "Publish order"):
-//   event PENDING (+ pendingSensitive) → insertMany rows (unordered, duplicates ignored)
-//   → event DISPATCHED (ALL_DELIVERED when no row) with pendingSensitive unset.
-// Every step is idempotent, so completeFanOut can redo an interrupted fan-out at any time.
-//
-// Known narrow race: rows are claimable (PENDING, due now) from the moment insertMany writes them,
-// while the event is still PENDING for the few milliseconds until the DISPATCHED update. If a poller
-// (this or another replica) delivers *every* row inside that window, its re-aggregation skips the
-// PENDING event and nothing re-aggregates it later: the event shows DISPATCHED with all rows
-// terminal. Status only, no delivery is lost; a redeliver/retry or any later row change fixes it.
+// The fan-out of one event into delivery rows:
+//   1. event inserted PENDING, with pendingSensitive (by publish)
+//   2. event → DISPATCHED, deliveryCount, `fanOutIncomplete: true`   (ALL_DELIVERED, done, if no row)
+//   3. insertMany rows (unordered, duplicates ignored: unique {eventId, subscriberId})
+//   4. event: pendingSensitive and fanOutIncomplete unset
+// Why DISPATCHED before the rows: rows are claimable the moment they are written, and the engine
+// re-aggregates only events that are not PENDING. Were the event still PENDING then, a poller that
+// delivered every row quickly would leave it DISPATCHED forever with all rows terminal.
+// Every step is idempotent, so completeFanOut can redo an interrupted fan-out at any time: it
+// looks for events still PENDING or still marked fanOutIncomplete.
 import { randomUUID } from 'node:crypto';
 import type { MongoBulkWriteError } from 'mongodb';
 import type { CoreContext } from '../context.js';
 import type { DeliveryStatus } from '../schemas/index.js';
 import { DUPLICATE_KEY, isDuplicateKeyError } from '../storage/collections.js';
 import type { DeliveryDocument, EventDocument, SealedSecret } from '../storage/documents.js';
+import { refreshEventStatus } from '../deliveries/event-status.js';
 import { findMatchingSubscribers } from '../subscribers/match-index.js';
 import { buildSubscriberBody, type SplitData } from './payload.js';
 
@@ -95,7 +96,18 @@ export async function fanOut(context: CoreContext, event: EventDocument, pending
   });
 
   let storedRows = rows;
-  if (rows.length > 0) {
+  if (rows.length === 0) {
+    await collections.events.updateOne(
+      { _id: event._id },
+      { $set: { status: 'ALL_DELIVERED', deliveryCount: 0, updatedAt: now }, $unset: { pendingSensitive: '', fanOutIncomplete: '' } },
+    );
+  } else {
+    // Updates by `_id` alone, the one filter FerretDB v1 pushes down (with a second condition it
+    // decodes every event). Only a fan-out moves an event out of PENDING, so no condition is needed.
+    await collections.events.updateOne(
+      { _id: event._id },
+      { $set: { status: 'DISPATCHED', deliveryCount: rows.length, fanOutIncomplete: true, updatedAt: now } },
+    );
     try {
       await collections.deliveries.insertMany(rows, { ordered: false });
     } catch (error) {
@@ -103,38 +115,42 @@ export async function fanOut(context: CoreContext, event: EventDocument, pending
       if (!isOnlyDuplicateKeyErrors(error)) throw error;
       storedRows = await collections.deliveries.find({ eventId: event._id }).toArray();
     }
+    await collections.events.updateOne(
+      { _id: event._id },
+      { $set: { deliveryCount: storedRows.length }, $unset: { pendingSensitive: '', fanOutIncomplete: '' } },
+    );
   }
-
   const status = storedRows.length === 0 ? 'ALL_DELIVERED' : 'DISPATCHED';
-  // By `_id` alone, no `status: 'PENDING'` condition: only a fan-out moves an event out of PENDING
-  // (deliveries/status.ts: eventStatusAfterRowChange keeps PENDING), and concurrent fan-outs of one
-  // event write the same thing. The bare `_id` filter is the one FerretDB v1 pushes down; with a
-  // second condition it decodes every event (measured 50 ms per publish at 600 events).
-  await collections.events.updateOne(
-    { _id: event._id },
-    { $set: { status, deliveryCount: storedRows.length, updatedAt: now }, $unset: { pendingSensitive: '' } },
-  );
   const pendingIds = storedRows.filter((row) => row.status === 'PENDING').map((row) => row._id);
   if (pendingIds.length > 0) context.notifyEngine(pendingIds);
-  const { pendingSensitive: _sealed, ...dispatched } = event;
+  const { pendingSensitive: _sealed, fanOutIncomplete: _incomplete, ...dispatched } = event;
   return { event: { ...dispatched, status, deliveryCount: storedRows.length, updatedAt: now }, rows: storedRows };
 }
 
+/** Whether an event's fan-out has not finished (publish in progress, or interrupted by a crash). */
+export function isFanOutIncomplete(event: Pick<EventDocument, 'status' | 'fanOutIncomplete'>): boolean {
+  return event.status === 'PENDING' || event.fanOutIncomplete === true;
+}
+
 /**
- * Finishes the fan-out of an event left PENDING (a crash between its insert and DISPATCHED).
- * No-op for any other status. Returns whether it did work.
+ * Finishes an interrupted fan-out, then re-aggregates the event from its rows (some may have been
+ * delivered meanwhile). No-op for an event whose fan-out is complete. Returns whether it did work.
  */
 export async function completeFanOut(context: CoreContext, eventId: string): Promise<boolean> {
   const event = await context.collections.events.findOne({ _id: eventId });
-  if (!event || event.status !== 'PENDING') return false;
+  if (!event || !isFanOutIncomplete(event)) return false;
   await fanOut(context, event, openPendingSensitive(context, event));
+  await refreshEventStatus(context.collections, eventId, context.now());
   return true;
 }
 
-/** Completes every PENDING event created before `createdBefore` (older ones are not in progress). */
+/** Completes every unfinished fan-out of an event created before `createdBefore` (older ones are not in progress). */
 export async function completePendingFanOuts(context: CoreContext, createdBefore: Date): Promise<number> {
   const stuck = await context.collections.events
-    .find({ status: 'PENDING', createdAt: { $lt: createdBefore } }, { projection: { _id: 1 } })
+    .find(
+      { $or: [{ status: 'PENDING' }, { fanOutIncomplete: true }], createdAt: { $lt: createdBefore } },
+      { projection: { _id: 1 } },
+    )
     .toArray();
   let completed = 0;
   for (const { _id } of stuck) {

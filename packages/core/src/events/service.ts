@@ -7,7 +7,7 @@ import { isDuplicateKeyError } from '../storage/collections.js';
 import type { EventDocument } from '../storage/documents.js';
 import type { EventService, Scope } from '../types.js';
 import { validateEventStatus, validatePageQuery } from '../validation/page.js';
-import { completeFanOut, fanOut, sealPendingSensitive, type PendingSensitive } from './fan-out.js';
+import { completeFanOut, fanOut, isFanOutIncomplete, sealPendingSensitive, type PendingSensitive } from './fan-out.js';
 import { idempotentEventId, newEventId } from './ids.js';
 import { toWebhookEvent, toWebhookEventDetail } from './mapping.js';
 import { splitSensitive } from './payload.js';
@@ -21,7 +21,7 @@ export function createEventService(context: CoreContext): EventService {
   async function summaries(events: readonly EventDocument[]) {
     // Events recorded with no rows (nobody matched) need no delivery query; only a PENDING event
     // (fan-out unfinished) may have rows its deliveryCount does not show yet.
-    const withRows = events.filter((event) => event.deliveryCount > 0 || event.status === 'PENDING');
+    const withRows = events.filter((event) => event.deliveryCount > 0 || isFanOutIncomplete(event));
     if (withRows.length === 0) return events.map((event) => toWebhookEvent(event, []));
     const rows = await collections.deliveries
       .find({ eventId: { $in: withRows.map((event) => event._id) } })
@@ -102,7 +102,7 @@ export function createEventService(context: CoreContext): EventService {
 
     async redeliver(scope, eventId) {
       const event = await loadEvent(scope, eventId);
-      if (event.status === 'PENDING') await completeFanOut(context, eventId);
+      if (isFanOutIncomplete(event)) await completeFanOut(context, eventId);
       await requeueRows(context, { eventId }, [eventId]);
       return detail(scope, eventId);
     },

@@ -72,8 +72,10 @@ export interface EventDocument {
   data: Record<string, unknown>;
   /** Names of the sensitive fields that were removed from `data`. */
   sensitiveFields: string[];
-  /** Sensitive values sealed under the master key, only while PENDING (crash recovery of the fan-out). */
+  /** Sensitive values sealed under the master key, only until the fan-out completes (crash recovery). */
   pendingSensitive?: SealedSecret;
+  /** Set while rows are being written (events/fan-out.ts); the event is DISPATCHED by then. */
+  fanOutIncomplete?: true;
   deliveryCount: number;
   updatedAt: Date;
 }
