@@ -40,8 +40,10 @@ export class Dispatcher {
   private idleWaiters: Array<() => void> = [];
   private readonly counters = { delivered: 0, failed: 0, retried: 0 };
   private readonly now: () => Date;
+  private readonly deps: DispatcherDeps;
 
-  constructor(private readonly deps: DispatcherDeps) {
+  constructor(deps: DispatcherDeps) {
+    this.deps = deps;
     this.now = deps.now ?? (() => new Date());
   }
 
@@ -194,6 +196,13 @@ export class Dispatcher {
         return;
       }
       const startedAt = this.now();
+      // The lease was set when the claim began; if slow database calls have eaten into it so
+      // far that this exchange could outlive it, sending now would risk a second worker sending
+      // the same row after recovery. Leave it: recovery returns it to PENDING.
+      if (row.leaseUntil && startedAt.getTime() + subscriber.timeoutMs > row.leaseUntil.getTime()) {
+        this.deps.logger.warn({ deliveryId: row._id }, 'lease too short to attempt safely; left for recovery');
+        return;
+      }
       const secrets = signingSecrets(subscriber, this.deps.profile, startedAt, this.deps.openSecret);
       const outgoing = buildOutgoing({ row, subscriber, secrets, profile: this.deps.profile, now: startedAt, userAgent: this.deps.config.userAgent });
       const result = await this.deps.sender.send(outgoing);

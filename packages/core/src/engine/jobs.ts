@@ -1,5 +1,5 @@
 // Cluster-wide periodic work on Agenda (DECISIONS §7): lease recovery, completion of interrupted
-// fan-outs, and retention. Agenda's `every` keeps one job document per name, so each job runs
+// fan-outs, re-aggregation of events a dead worker left DISPATCHED, and retention. Agenda's `every` keeps one job document per name, so each job runs
 // on one replica at a time — on MongoDB. Its lock is a findOneAndUpdate, which FerretDB v1 does
 // not make atomic under concurrent writers (DECISIONS §8), so every job here is written to be
 // harmless if two replicas do run it at once: each is a set of conditional, idempotent updates.
@@ -18,6 +18,7 @@ import type { DeliveryStore } from './store.js';
 
 export const JOB_NAMES = {
   recoverLeases: 'herald:recover-expired-leases',
+  reconcileEvents: 'herald:reconcile-event-status',
   completeFanOuts: 'herald:complete-pending-fan-outs',
   retention: 'herald:retention',
 } as const;
@@ -39,6 +40,7 @@ export interface Maintenance {
   stop(): Promise<void>;
   /** The jobs' bodies, runnable directly (tests, start-up). */
   recoverLeases(): Promise<number>;
+  reconcileEvents(): Promise<number>;
   retention(): Promise<number>;
 }
 
@@ -54,7 +56,14 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
     }
     return recovered;
   };
+  let reconcileCursor = new Date(0);
+  const reconcileEvents = async (): Promise<number> => {
+    const { checked, cursor } = await store.reconcileEvents(new Date(), config.maintenanceIntervalMs, reconcileCursor);
+    reconcileCursor = cursor;
+    return checked;
+  };
   const retention = async (): Promise<number> => {
+    await store.purgeClaimsBefore(new Date(Date.now() - Math.min(config.retentionMs, 24 * 60 * 60 * 1000)));
     let total = 0;
     for (;;) {
       const purged = await store.purgeFinishedBefore(new Date(Date.now() - config.retentionMs));
@@ -65,6 +74,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
 
   return {
     recoverLeases,
+    reconcileEvents,
     retention,
     async start() {
       const backend = new MongoBackend({ mongo: deps.db, collection: `${deps.prefix}jobs` });
@@ -79,6 +89,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
         }
       };
       agenda.define(JOB_NAMES.recoverLeases, guarded(JOB_NAMES.recoverLeases, recoverLeases), { concurrency: 1 });
+      agenda.define(JOB_NAMES.reconcileEvents, guarded(JOB_NAMES.reconcileEvents, reconcileEvents), { concurrency: 1 });
       agenda.define(
         JOB_NAMES.completeFanOuts,
         guarded(JOB_NAMES.completeFanOuts, async () => deps.completePendingFanOuts?.()),
@@ -88,6 +99,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
       await agenda.start();
       await agenda.every(config.maintenanceIntervalMs, JOB_NAMES.recoverLeases);
       await agenda.every(config.maintenanceIntervalMs * 2, JOB_NAMES.completeFanOuts);
+      await agenda.every(config.maintenanceIntervalMs * 2, JOB_NAMES.reconcileEvents);
       await agenda.every('1 hour', JOB_NAMES.retention);
     },
     async stop() {

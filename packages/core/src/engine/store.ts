@@ -1,8 +1,16 @@
 // The engine's database edge: claims, outcome writes, event re-aggregation and the maintenance
-// sweeps. Every state change is a single-document update conditioned on the state it expects
-// (status, attempts, lease owner), which MongoDB applies atomically per document; that is what
-// makes claims exclusive across processes — no transactions, no findAndModify.
-import type { AnyBulkWriteOperation, Db } from 'mongodb';
+// sweeps. No transactions and no findAndModify (DECISIONS §8).
+//
+// Claim exclusivity rests on a unique key, not on update atomicity: to claim a row, a worker
+// inserts a claim document whose _id names the row's current PENDING incarnation
+// (deliveryId : attempts : nextAttemptAt). Every transition back to PENDING (retry, lease
+// recovery, redelivery) changes attempts or nextAttemptAt, so each incarnation can be claimed
+// exactly once. A duplicate _id is rejected by MongoDB's unique _id index and by FerretDB's
+// SQLite primary key alike — measured here, FerretDB v1 does not make a conditional update
+// atomic against a concurrent one (two workers both "won" the same rows), so conditional
+// updates alone would double-deliver on it. The conditional update that follows the insert
+// only records IN_FLIGHT and the lease (and loses to a concurrent cancel of the row).
+import type { AnyBulkWriteOperation, Collection, Db, MongoBulkWriteError } from 'mongodb';
 import { aggregateEventStatus } from '../deliveries/status.js';
 import type { DeliveryStatus, EventStatus } from '../schemas/index.js';
 import { collectionsFor, type Collections } from '../storage/collections.js';
@@ -15,18 +23,50 @@ export interface RowWrite {
 
 export type SubscriberForSend = Pick<SubscriberDocument, '_id' | 'enabled' | 'targetUrl' | 'timeoutMs' | 'secret' | 'previousSecrets'>;
 
+export interface ClaimDocument {
+  /** `${deliveryId}:${attempts}:${nextAttemptAt ms}` — one per claimable incarnation of a row. */
+  _id: string;
+  deliveryId: string;
+  owner: string;
+  createdAt: Date;
+}
+
+export function claimKey(row: Pick<DeliveryDocument, '_id' | 'attempts' | 'nextAttemptAt'>): string {
+  return `${row._id}:${row.attempts}:${row.nextAttemptAt?.getTime() ?? 0}`;
+}
+
+const DUPLICATE_KEY = 11000;
+
 export class DeliveryStore {
   readonly collections: Collections;
+  readonly claims: Collection<ClaimDocument>;
 
   constructor(db: Db, prefix: string) {
     this.collections = collectionsFor(db, prefix);
+    this.claims = db.collection<ClaimDocument>(`${prefix}delivery_claims`);
   }
 
   async ensureIndexes(): Promise<void> {
     await Promise.all([
       this.collections.deliveries.createIndex({ status: 1, nextAttemptAt: 1 }, { name: 'engine_due' }),
       this.collections.deliveries.createIndex({ status: 1, leaseUntil: 1 }, { name: 'engine_lease' }),
+      this.claims.createIndex({ createdAt: 1 }, { name: 'engine_claims_age' }),
     ]);
+  }
+
+  /** Inserts one claim per row; returns the rows whose claim this call inserted. */
+  private async insertClaims(rows: readonly DeliveryDocument[], token: string, now: Date): Promise<DeliveryDocument[]> {
+    const documents = rows.map((row) => ({ _id: claimKey(row), deliveryId: row._id, owner: token, createdAt: now }));
+    try {
+      await this.claims.insertMany(documents, { ordered: false });
+      return [...rows];
+    } catch (error) {
+      const writeErrors = (error as Partial<MongoBulkWriteError>).writeErrors;
+      const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
+      if (list.length === 0 || list.some((writeError) => writeError.code !== DUPLICATE_KEY)) throw error;
+      const lost = new Set(list.map((writeError) => writeError.index));
+      return rows.filter((_row, index) => !lost.has(index));
+    }
   }
 
   /** PENDING rows among `ids` that are due. */
@@ -52,18 +92,24 @@ export class DeliveryStore {
   async claim(rows: readonly DeliveryDocument[], owner: string, now: Date, leaseMs: (row: DeliveryDocument) => number): Promise<DeliveryDocument[]> {
     if (rows.length === 0) return [];
     const token = `${owner}/${now.getTime()}/${Math.random().toString(36).slice(2)}`;
+    const won = await this.insertClaims(rows, token, now);
+    if (won.length === 0) return [];
+    return this.markInFlight(won, token, now, leaseMs);
+  }
+
+  private async markInFlight(rows: readonly DeliveryDocument[], token: string, now: Date, leaseMs: (row: DeliveryDocument) => number): Promise<DeliveryDocument[]> {
     const claimed = rows.map((row) => ({ ...row, status: 'IN_FLIGHT' as DeliveryStatus, leaseOwner: token, leaseUntil: new Date(now.getTime() + leaseMs(row)) }));
     const result = await this.collections.deliveries.bulkWrite(
       claimed.map((row) => ({
         updateOne: {
-          filter: { _id: row._id, status: 'PENDING', attempts: row.attempts, nextAttemptAt: { $lte: now } },
+          filter: { _id: row._id, status: 'PENDING', attempts: row.attempts, nextAttemptAt: row.nextAttemptAt },
           update: { $set: { status: 'IN_FLIGHT', leaseOwner: token, leaseUntil: row.leaseUntil, updatedAt: now } },
         },
       })),
       { ordered: false },
     );
     if (result.modifiedCount === rows.length) return claimed;
-    // Someone else won some rows: ask which ones carry our token.
+    // Some rows changed since we read them (cancelled, redelivered): keep the ones we marked.
     const won = await this.collections.deliveries
       .find({ _id: { $in: rows.map((row) => row._id) }, leaseOwner: token }, { projection: { _id: 1 } })
       .toArray();
@@ -133,6 +179,28 @@ export class DeliveryStore {
       },
     );
     return result.modifiedCount;
+  }
+
+  /**
+   * Events left DISPATCHED although every row is terminal: a worker died between writing its
+   * outcomes and re-aggregating their events. Walks DISPATCHED events not touched recently, a page
+   * at a time from `after` (a cursor the caller keeps), and re-aggregates them.
+   */
+  async reconcileEvents(now: Date, quietMs: number, after: Date, limit = 200): Promise<{ checked: number; cursor: Date }> {
+    const events = await this.collections.events
+      .find({ status: 'DISPATCHED', updatedAt: { $gt: after, $lt: new Date(now.getTime() - quietMs) } }, { projection: { _id: 1, updatedAt: 1 } })
+      .sort({ updatedAt: 1 })
+      .limit(limit)
+      .toArray();
+    await this.refreshEvents(events.map((event) => event._id), now);
+    const last = events.at(-1);
+    // A short page means we reached the end: start over next time.
+    return { checked: events.length, cursor: events.length === limit && last ? last.updatedAt : new Date(0) };
+  }
+
+  /** Claims only matter while a reader may still hold the incarnation they name. */
+  async purgeClaimsBefore(cutoff: Date): Promise<number> {
+    return (await this.claims.deleteMany({ createdAt: { $lt: cutoff } })).deletedCount;
   }
 
   /** Deletes finished events older than the cutoff, with their rows. Rows first: no orphans. */
