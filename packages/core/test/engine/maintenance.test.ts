@@ -1,0 +1,97 @@
+// The cluster-wide jobs on Agenda over FerretDB: lease recovery, event reconciliation, retention.
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { openTestDatabase, type TestDatabase } from '../../../../test/support/mongo.js';
+import { resolveConfig } from '../../src/engine/config.js';
+import { createMaintenance, JOB_NAMES, type Maintenance } from '../../src/engine/jobs.js';
+import { DeliveryStore } from '../../src/engine/store.js';
+import type { DeliveryDocument, EventDocument } from '../../src/storage/documents.js';
+import { silentLogger } from '../../src/logger.js';
+import { eventually } from './support/harness.js';
+
+let database: TestDatabase;
+let store: DeliveryStore;
+const config = resolveConfig({ maintenanceIntervalMs: 200, jobPollIntervalMs: 100, retentionMs: 60_000 });
+const started: Maintenance[] = [];
+
+function maintenance(): Maintenance {
+  const created = createMaintenance({ db: database.db, prefix: 'herald_', owner: `test-${started.length}`, store, config, logger: silentLogger, onRecovered: () => undefined });
+  started.push(created);
+  return created;
+}
+
+function row(id: string, eventId: string, fields: Partial<DeliveryDocument>): DeliveryDocument {
+  const now = new Date();
+  return {
+    _id: id, orgId: 'acme', eventId, subscriberId: 's1', subscriberHandle: 's1', targetUrl: 'http://127.0.0.1:1/', eventType: 'a.b',
+    occurredAt: now, status: 'PENDING', attempts: 0, nextAttemptAt: now, leaseOwner: null, leaseUntil: null, lastHttpStatus: null,
+    lastError: null, lastAttemptAt: null, deliveredAt: null, body: '{}', encryptedFields: [], attemptHistory: [], createdAt: now, updatedAt: now,
+    ...fields,
+  };
+}
+
+function event(id: string, fields: Partial<EventDocument>): EventDocument {
+  const now = new Date();
+  return {
+    _id: id, orgId: 'acme', eventType: 'a.b', aggregateType: 'a', aggregateId: 'x', status: 'DISPATCHED', occurredAt: now, createdAt: now,
+    data: {}, sensitiveFields: [], deliveryCount: 1, updatedAt: now, ...fields,
+  };
+}
+
+beforeAll(async () => {
+  database = await openTestDatabase('maintenance');
+  store = new DeliveryStore(database.db, 'herald_');
+  await store.ensureIndexes();
+});
+afterAll(async () => {
+  await Promise.all(started.map((m) => m.stop()));
+  await database.close();
+});
+
+test('Agenda runs lease recovery: an expired IN_FLIGHT row goes back to PENDING, never FAILED; a live lease is kept', async () => {
+  const past = new Date(Date.now() - 1_000);
+  const future = new Date(Date.now() + 60_000);
+  await store.collections.deliveries.insertMany([
+    row('expired', 'e-lease', { status: 'IN_FLIGHT', leaseOwner: 'dead-worker', leaseUntil: past, attempts: 2 }),
+    row('live', 'e-lease', { status: 'IN_FLIGHT', leaseOwner: 'busy-worker', leaseUntil: future }),
+  ]);
+  // Two schedulers on one database, as two replicas would be.
+  await Promise.all([maintenance().start(), maintenance().start()]);
+  const recovered = await eventually(() => store.collections.deliveries.findOne({ _id: 'expired' }), (doc) => doc?.status !== 'IN_FLIGHT');
+  expect(recovered).toMatchObject({ status: 'PENDING', leaseOwner: null, attempts: 2 });
+  expect(recovered?.lastError).toMatch(/lease expired/);
+  expect(recovered!.nextAttemptAt!.getTime()).toBeLessThanOrEqual(Date.now());
+  expect(await store.collections.deliveries.findOne({ _id: 'live' })).toMatchObject({ status: 'IN_FLIGHT', leaseOwner: 'busy-worker' });
+  // `every` keeps one job document per name, however many replicas scheduled it.
+  const jobs = database.db.collection<{ name: string }>('herald_jobs');
+  expect(await jobs.countDocuments({ name: JOB_NAMES.recoverLeases })).toBe(1);
+});
+
+test('reconciliation settles an event a dead worker left DISPATCHED', async () => {
+  const longAgo = new Date(Date.now() - 10_000);
+  await store.collections.events.insertOne(event('e-stale', { updatedAt: longAgo }));
+  await store.collections.deliveries.insertMany([
+    row('r1', 'e-stale', { status: 'DELIVERED', nextAttemptAt: null }),
+    row('r2', 'e-stale', { status: 'FAILED', nextAttemptAt: null }),
+  ]);
+  const settled = await eventually(() => store.collections.events.findOne({ _id: 'e-stale' }), (doc) => doc?.status !== 'DISPATCHED');
+  expect(settled?.status).toBe('FAILED');
+});
+
+test('retention deletes finished events past the window with their rows, and nothing else', async () => {
+  const old = new Date(Date.now() - 120_000);
+  await store.collections.events.insertMany([
+    event('old-done', { status: 'ALL_DELIVERED', createdAt: old }),
+    event('old-running', { status: 'DISPATCHED', createdAt: old }),
+    event('new-done', { status: 'ALL_DELIVERED' }),
+  ]);
+  await store.collections.deliveries.insertMany([
+    row('old-done-row', 'old-done', { status: 'DELIVERED' }),
+    row('old-running-row', 'old-running', { status: 'PENDING', nextAttemptAt: new Date(Date.now() + 3_600_000) }),
+    row('new-done-row', 'new-done', { status: 'DELIVERED' }),
+  ]);
+  expect(await started[0]!.retention()).toBe(1);
+  const remaining = await store.collections.events.find({ _id: { $in: ['old-done', 'old-running', 'new-done'] } }).toArray();
+  expect(remaining.map((e) => e._id).sort()).toEqual(['new-done', 'old-running']);
+  const rows = await store.collections.deliveries.find({ eventId: { $in: ['old-done', 'old-running', 'new-done'] } }).toArray();
+  expect(rows.map((r) => r._id).sort()).toEqual(['new-done-row', 'old-running-row']);
+});
