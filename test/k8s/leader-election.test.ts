@@ -108,7 +108,8 @@ describe('leader election between two operator processes', () => {
 
     applySubscriber('first');
     await waitFor('first subscriber in Herald', () => subscriberExists('first'), 20_000);
-    expect(reconcileCount(await metricsOf(leader))).toBeGreaterThan(0);
+    // The subscriber exists once the POST is done; the reconcile (status, Event) completes just after.
+    await waitFor('the leader to count its reconcile', async () => (reconcileCount(await metricsOf(leader)) > 0 ? true : undefined));
     expect(reconcileCount(await metricsOf(follower))).toBe(0);
     // A standby is ready (it is healthy and waiting); readiness does not gate leadership.
     expect((await fetch(`http://127.0.0.1:${follower.port}/readyz`)).status).toBe(200);
@@ -124,7 +125,7 @@ describe('leader election between two operator processes', () => {
     expect(handoverMs).toBeLessThan(9_000);
     applySubscriber('second');
     await waitFor('second subscriber in Herald', () => subscriberExists('second'), 20_000);
-    expect(reconcileCount(await metricsOf(follower))).toBeGreaterThan(0);
+    await waitFor('the new leader to count reconciles', async () => (reconcileCount(await metricsOf(follower)) > 0 ? true : undefined));
   });
 
   it('releases the lease on SIGTERM so a new replica leads at once', async () => {

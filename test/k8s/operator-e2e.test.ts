@@ -205,7 +205,7 @@ describe('operator end to end', () => {
     expect(kubectl(['get', 'webhooksubscriber', 'orders', '-n', namespace]).status).not.toBe(0);
   });
 
-  it('serves health, readiness and metrics, and never logs a secret', async () => {
+  it('serves health, readiness and metrics; no secret in logs, Events or status', async () => {
     const base = `http://127.0.0.1:${operator.port}`;
     expect((await fetch(`${base}/healthz`)).status).toBe(200);
     expect((await fetch(`${base}/readyz`)).status).toBe(200);
@@ -213,6 +213,12 @@ describe('operator end to end', () => {
     expect(metrics).toMatch(/herald_operator_reconcile_total\{result="success"\} \d+/);
     expect(metrics).toContain('herald_operator_leader 1');
     const logs = operatorLogs.join('');
-    for (const secret of [firstSecret, rotatedSecret, 'late-secret-value-abcdefgh']) expect(logs).not.toContain(secret);
+    const events = JSON.stringify(await loadKubeConfig().makeApiClient(CoreV1Api).listNamespacedEvent({ namespace }));
+    const statuses = kubectlOk(['get', 'webhooksubscribers', '-n', namespace, '-o', 'json']);
+    for (const secret of [firstSecret, rotatedSecret, 'late-secret-value-abcdefgh']) {
+      expect(logs).not.toContain(secret);
+      expect(events).not.toContain(secret);
+      expect(statuses).not.toContain(secret);
+    }
   });
 });
