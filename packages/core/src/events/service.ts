@@ -7,6 +7,7 @@ import { isDuplicateKeyError } from '../storage/collections.js';
 import type { EventDocument } from '../storage/documents.js';
 import type { EventService, Scope } from '../types.js';
 import { validateEventStatus, validatePageQuery } from '../validation/page.js';
+import { newEventDocument } from './event-document.js';
 import { completeFanOut, fanOut, isFanOutIncomplete, sealPendingSensitive, type PendingSensitive } from './fan-out.js';
 import { idempotentEventId, newEventId } from './ids.js';
 import { toWebhookEvent, toWebhookEventDetail } from './mapping.js';
@@ -50,28 +51,20 @@ export function createEventService(context: CoreContext): EventService {
       if (key !== undefined && (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX)) {
         throw ValidationError.single('Idempotency-Key', `must be 1–${IDEMPOTENCY_KEY_MAX} characters`);
       }
-      const now = context.now();
       const split = splitSensitive(input.data, sensitiveNames);
       const pending: PendingSensitive = { order: Object.keys(input.data), values: split.sensitiveValues };
       const hasSensitive = Object.keys(split.sensitiveValues).length > 0;
-      const event: EventDocument = {
-        _id: key === undefined ? newEventId() : idempotentEventId(scope.orgId, key),
+      const event = newEventDocument({
+        eventId: key === undefined ? newEventId() : idempotentEventId(scope.orgId, key),
         orgId: scope.orgId,
-        eventType: input.eventType,
-        aggregateType: input.aggregateType ?? input.eventType.slice(0, input.eventType.indexOf('.')),
-        aggregateId: input.aggregateId,
-        status: 'PENDING',
-        occurredAt: input.occurredAt === undefined ? now : new Date(input.occurredAt),
-        createdAt: now,
-        updatedAt: now,
-        data: split.publicData,
-        sensitiveFields: Object.keys(split.sensitiveValues),
-        deliveryCount: 0,
-      };
-      if (key !== undefined) event.idempotencyKey = key;
-      // Without a master key no subscriber can hold a secret, so nobody could receive the
-      // sensitive values: they are dropped rather than kept for a recovery that would not use them.
-      if (hasSensitive && context.secretBox.canSeal) event.pendingSensitive = sealPendingSensitive(context, pending);
+        input,
+        split,
+        now: context.now(),
+        idempotencyKey: key,
+        // Without a master key no subscriber can hold a secret, so nobody could receive the
+        // sensitive values: they are dropped rather than kept for a recovery that would not use them.
+        pendingSensitive: hasSensitive && context.secretBox.canSeal ? sealPendingSensitive(context, pending) : undefined,
+      });
 
       try {
         await collections.events.insertOne(event);
@@ -91,7 +84,12 @@ export function createEventService(context: CoreContext): EventService {
       const status = validateEventStatus(query.status);
       const filter = status === undefined ? { orgId: scope.orgId } : { orgId: scope.orgId, status };
       const [events, total] = await Promise.all([
-        collections.events.find(filter, { projection: { data: 0, pendingSensitive: 0 } }).sort({ occurredAt: -1, _id: -1 }).skip(offset).limit(limit).toArray(),
+        collections.events
+          .find(filter, { projection: { data: 0, pendingSensitive: 0 } })
+          .sort({ occurredAt: -1, _id: -1 })
+          .skip(offset)
+          .limit(limit)
+          .toArray(),
         collections.events.countDocuments(filter),
       ]);
       const list = await summaries(events);
