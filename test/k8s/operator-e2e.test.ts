@@ -1,6 +1,7 @@
 // The operator end to end: real kube-apiserver, real Herald host, the operator running with only the
 // chart's RBAC. Each step builds on the previous one (one CR's life), so the tests run in order.
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
+import { verify } from '@herald/receiver';
 import { loadOperatorConfig, startOperator, type RunningOperator } from '@herald/operator';
 import { pino } from 'pino';
 import { writeFileSync } from 'node:fs';
@@ -8,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHeraldForTests, startSink, type HeraldForTests } from '../support/kube-herald-host.js';
+import { startHeraldForTests, startSink, type HeraldForTests, type RecordedDelivery } from '../support/kube-herald-host.js';
 import { createTestNamespace, installChartOperatorRbac, kubectl, kubectlOk, loadKubeConfig, operatorKubeconfigPath, waitFor } from '../support/kube.js';
 
 interface Condition { type: string; status: string; reason: string; message: string; observedGeneration?: number }
@@ -65,6 +66,18 @@ async function waitForCondition(name: string, type: string, status: string, reas
 async function getSubscriber(id: string): Promise<ApiSubscriber | undefined> {
   const response = await herald.request('GET', `/api/v0.9/webhook-subscribers/${id}`, herald.adminToken);
   return response.status === 200 ? (response.body as ApiSubscriber) : undefined;
+}
+
+async function publish(eventType: string): Promise<void> {
+  const response = await herald.request('POST', '/api/v0.9/webhook-events', herald.adminToken, { eventType, aggregateType: 'order', aggregateId: 'o-1', data: { amount: 42 } });
+  expect(response.status, JSON.stringify(response.body)).toBe(201);
+}
+
+/** The next delivery of `eventType` to the sink, after publishing it. */
+async function deliveryOf(eventType: string): Promise<RecordedDelivery> {
+  const before = sink.deliveries.length;
+  await publish(eventType);
+  return waitFor(`a ${eventType} delivery at the sink`, () => sink.deliveries.slice(before).find((entry) => entry.body.includes(eventType)), 20_000);
 }
 
 async function eventsFor(reason: string): Promise<{ reason?: string; message?: string; type?: string }[]> {
@@ -127,8 +140,12 @@ describe('operator end to end', () => {
     expect(synced[0]?.message).toContain(`Created subscriber "${handle()}"`);
   });
 
-  it('stores exactly the value of the Secret in Herald', async () => {
+  it('stores exactly the value of the Secret, and deliveries are signed with it', async () => {
     expect(await herald.storedSecret(handle())).toBe(firstSecret);
+    const delivery = await deliveryOf('order.created');
+    const headers = delivery.headers as Record<string, string>;
+    expect(() => verify(headers, delivery.body, firstSecret)).not.toThrow();
+    expect(() => verify(headers, delivery.body, 'not-the-secret-0123456789')).toThrow();
   });
 
   it('applies a spec edit and bumps observedGeneration', async () => {
@@ -146,6 +163,8 @@ describe('operator end to end', () => {
     });
     expect(await herald.storedSecret(handle())).toBe(rotatedSecret);
     expect(await getSubscriber(handle())).toMatchObject({ hasSecret: true });
+    const delivery = await deliveryOf('order.updated');
+    expect(() => verify(delivery.headers as Record<string, string>, delivery.body, rotatedSecret)).not.toThrow();
   });
 
   it('puts back a change made to the subscriber through the API (drift correction)', async () => {
