@@ -104,6 +104,16 @@ describe('charts/herald', () => {
     expect(api?.spec.template.spec.containers[0]?.args).toEqual(['herald-server', 'start', '--no-engine']);
   });
 
+  it('renders without the operator, and with ServiceMonitors when asked', () => {
+    const withoutOperator = kinds(render([...defaultArgs, '--set', 'operator.enabled=false']));
+    expect(withoutOperator.filter((name) => name.includes('operator'))).toEqual([]);
+    expect(withoutOperator).toContain('Deployment/herald');
+    const monitored = render([...defaultArgs, '--set', 'serviceMonitor.enabled=true', '--set', 'serviceMonitor.labels.release=prometheus']);
+    const monitors = monitored.filter((object) => object.kind === 'ServiceMonitor');
+    expect(monitors.map((monitor) => monitor.metadata?.name).sort()).toEqual(['herald-operator', 'herald-server']);
+    expect(monitors[0]?.metadata?.labels).toMatchObject({ release: 'prometheus' });
+  });
+
   it('runs every pod under the restricted Pod Security Standard with probes', () => {
     for (const workload of workloads(render(['-f', productionValues]))) {
       const pod = workload.spec.template.spec;
