@@ -120,6 +120,25 @@ describe('publish validation', () => {
   });
 });
 
+describe('catalog at runtime', () => {
+  test('a type registered after start validates data and declares sensitive fields', async () => {
+    const org: Scope = { orgId: 'org-runtime-catalog' };
+    await subscribe(org, 'runtime', ['profile.*'], { secret: SECRET });
+    t.herald.catalog.register({
+      type: 'profile.updated',
+      sensitive: ['phone'],
+      dataSchema: { type: 'object', properties: { phone: { type: 'string', pattern: '^[+0-9 ]+$' } } },
+    });
+    await expect(
+      t.herald.events.publish(org, { eventType: 'profile.updated', aggregateId: 'p', data: { phone: 'call me' } }),
+    ).rejects.toBeInstanceOf(ValidationError);
+    const { event } = await t.herald.events.publish(org, { eventType: 'profile.updated', aggregateId: 'p', data: { phone: '+49 30 1234' } });
+    const [row] = await rowsOf(event.eventId);
+    expect(row?.encryptedFields).toEqual(['phone']);
+    expect(row?.body).not.toContain('+49 30 1234');
+  });
+});
+
 describe('sensitive fields', () => {
   const org: Scope = { orgId: 'org-sensitive' };
   beforeAll(async () => {
@@ -490,6 +509,19 @@ describe('cancellation, redeliver and retry', () => {
     expect(detail.deliveries[0]!.nextAttemptAt).not.toBeNull();
     expect(t.engine.notified.slice(before)).toEqual([[row!._id]]);
     await expect(t.herald.events.redeliver(org, 'missing')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  test('redeliver leaves rows of disabled subscribers alone', async () => {
+    await subscribe(org, 'redeliver-on', ['sync.*']);
+    await subscribe(org, 'redeliver-off', ['sync.*']);
+    const { event } = await t.herald.events.publish(org, { eventType: 'sync.done', aggregateId: 's1', data: {} });
+    await collections.deliveries.updateMany({ eventId: event.eventId }, { $set: { status: 'FAILED', lastError: 'HTTP 500' } });
+    await t.herald.subscribers.update(org, 'redeliver-off', { enabled: false });
+    const detail = await t.herald.events.redeliver(org, event.eventId);
+    const bySubscriber = new Map(detail.deliveries.map((row) => [row.subscriberId, row]));
+    expect(bySubscriber.get('redeliver-on')?.status).toBe('PENDING');
+    expect(bySubscriber.get('redeliver-off')).toMatchObject({ status: 'FAILED', lastError: 'HTTP 500' });
+    expect(detail.status).toBe('DISPATCHED');
   });
 
   test('retry requeues one row; unknown or foreign rows are not found', async () => {
