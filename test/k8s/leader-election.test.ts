@@ -1,5 +1,5 @@
-// Two herald-operator processes (the built executable) against one Lease: only the leader
-// reconciles; killing it hands over; a graceful stop releases the Lease at once.
+// Two herald-operator processes (the built executable, watching all namespaces) against one Lease:
+// only the leader reconciles; killing it hands over; a graceful stop releases the Lease at once.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -31,7 +31,8 @@ async function startReplica(identity: string): Promise<Replica> {
       KUBECONFIG: operatorKubeconfigPath(),
       HERALD_URL: herald.url,
       HERALD_TOKEN: token,
-      HERALD_OPERATOR_WATCH_NAMESPACES: namespace,
+      // Cluster-wide, as the chart installs it by default (ClusterRole): CRs other test files left
+      // in their namespaces are synced too, which is harmless here.
       HERALD_OPERATOR_LEASE_NAME: 'herald-operator',
       HERALD_OPERATOR_LEASE_NAMESPACE: 'herald-system',
       HERALD_OPERATOR_IDENTITY: identity,
