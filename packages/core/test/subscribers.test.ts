@@ -381,6 +381,26 @@ describe('lifecycle', () => {
     expect(t.engine.running).toBe(false);
   });
 
+  test('collections carry the configured prefix; indexes are created idempotently', async () => {
+    const database = await openTestDatabase('core_prefix');
+    try {
+      const first = await createHerald({ mongo: { db: database.db }, collectionPrefix: 'custom_' });
+      await first.subscribers.create(scope, valid);
+      await first.close();
+      const second = await createHerald({ mongo: { db: database.db }, collectionPrefix: 'custom_' });
+      await second.close();
+      const names = (await database.db.listCollections().toArray()).map((info) => info.name);
+      expect(names).toContain('custom_subscribers');
+      expect(names.filter((name) => name.startsWith('herald_'))).toEqual([]);
+      const indexes = await database.db.collection('custom_subscribers').indexes();
+      expect(indexes.find((index) => index.name === 'org_handle_unique')).toMatchObject({ unique: true, key: { orgId: 1, handle: 1 } });
+      const deliveryIndexes = await database.db.collection('custom_deliveries').indexes();
+      expect(deliveryIndexes.find((index) => index.name === 'event_subscriber_unique')).toMatchObject({ unique: true });
+    } finally {
+      await database.close();
+    }
+  });
+
   test('close() closes a client Herald opened itself, and not one it was given', async () => {
     const database = await openTestDatabase('core_close');
     try {
