@@ -160,5 +160,6 @@ export async function completePendingFanOuts(context: CoreContext, createdBefore
       context.logger.error({ eventId: _id, code: (error as { code?: unknown }).code }, 'completing a pending fan-out failed');
     }
   }
+  if (completed > 0) context.logger.warn({ completed }, 'completed fan-outs interrupted by a crash or a failed publish');
   return completed;
 }
