@@ -49,7 +49,8 @@ export class ApiKubeGateway implements KubeGateway {
     await this.core.createNamespacedEvent({
       namespace,
       body: {
-        metadata: { name: `${name}.${randomBytes(8).toString('hex')}`, namespace },
+        // Event names are DNS subdomains (≤ 253 characters) like the CR's own name: leave room for the suffix.
+        metadata: { name: `${name.slice(0, 200).replace(/[.-]+$/, '')}.${randomBytes(8).toString('hex')}`, namespace },
         involvedObject: { apiVersion: API_VERSION, kind: KIND, name, namespace, uid, resourceVersion },
         type,
         reason,
