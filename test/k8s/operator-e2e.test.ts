@@ -148,6 +148,17 @@ describe('operator end to end', () => {
     expect(() => verify(headers, delivery.body, 'not-the-secret-0123456789')).toThrow();
   });
 
+  it('syncs a CR with the longest possible name under a shortened, stable handle', async () => {
+    const name = ['a', 'b', 'c'].map((letter) => letter.repeat(63)).join('.') + '.' + 'd'.repeat(61);
+    expect(name).toHaveLength(253);
+    applyYaml([subscriberManifest(name, { targetUrl: `${sink.url}/long` })]);
+    const ready = await waitForCondition(name, 'Ready', 'True', 'Synced', 1);
+    const longHandle = ready.status?.handle ?? '';
+    expect(longHandle).toHaveLength(128);
+    expect(longHandle.startsWith(`${namespace}.aaa`)).toBe(true);
+    expect(await getSubscriber(longHandle)).toMatchObject({ targetUrl: `${sink.url}/long`, createdBy: operatorPrincipal });
+  });
+
   it('applies a spec edit and bumps observedGeneration', async () => {
     applyYaml([subscriberManifest('orders', { targetUrl: `${sink.url}/v2`, events: ['order.*', 'invoice.paid'], timeoutMs: 2500, secretRef: { name: 'orders-secret' } })]);
     await waitFor('updated subscriber', async () => ((await getSubscriber(handle()))?.targetUrl === `${sink.url}/v2` ? true : undefined));

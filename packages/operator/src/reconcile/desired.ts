@@ -4,6 +4,13 @@ import type { WebhookSubscriberResource } from '../crd/types.js';
 
 export const DEFAULT_TIMEOUT_MS = 5_000;
 export const DEFAULT_SECRET_KEY = 'secret';
+const DISPLAY_NAME_MAX = 255;
+
+/** "<namespace>/<name>", cut to Herald's 255 characters (a namespace plus a 253-character name can exceed it). */
+export function defaultDisplayName(namespace: string, name: string): string {
+  const full = `${namespace}/${name}`;
+  return full.length <= DISPLAY_NAME_MAX ? full : `${full.slice(0, DISPLAY_NAME_MAX - 1)}…`;
+}
 
 export interface DesiredSubscriber {
   id: string;
@@ -20,7 +27,7 @@ export function desiredSubscriber(resource: WebhookSubscriberResource): DesiredS
   const spec = resource.spec;
   return {
     id: effectiveHandle(namespace, name, spec.handle),
-    displayName: spec.displayName ?? `${namespace}/${name}`,
+    displayName: spec.displayName ?? defaultDisplayName(namespace, name),
     targetUrl: spec.targetUrl,
     events: spec.events ?? [],
     // The CRD defaults these; the fallbacks cover objects written before a default existed.

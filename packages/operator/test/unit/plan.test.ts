@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Subscriber } from '../../src/herald/types.js';
-import { desiredSubscriber } from '../../src/reconcile/desired.js';
+import { defaultDisplayName, desiredSubscriber } from '../../src/reconcile/desired.js';
 import { diffSubscriber, planSync } from '../../src/reconcile/plan.js';
 import type { WebhookSubscriberResource } from '../../src/crd/types.js';
 
@@ -20,6 +20,15 @@ function actual(overrides: Partial<Subscriber> = {}): Subscriber {
 describe('desiredSubscriber', () => {
   it('fills defaults from namespace and name', () => {
     expect(desired).toEqual({ id: 'shop.orders', displayName: 'shop/orders', targetUrl: 'https://example.com/hook', events: ['order.*'], enabled: true, timeoutMs: 2000 });
+  });
+});
+
+describe('defaultDisplayName', () => {
+  it('stays within the 255 characters Herald accepts', () => {
+    expect(defaultDisplayName('ns', 'name')).toBe('ns/name');
+    const long = defaultDisplayName('namespace', 'x'.repeat(253));
+    expect(long).toHaveLength(255);
+    expect(long.endsWith('…')).toBe(true);
   });
 });
 
