@@ -73,11 +73,11 @@ async function publish(eventType: string): Promise<void> {
   expect(response.status, JSON.stringify(response.body)).toBe(201);
 }
 
-/** The next delivery of `eventType` to the sink, after publishing it. */
-async function deliveryOf(eventType: string): Promise<RecordedDelivery> {
+/** The delivery of `eventType` to `path` on the sink, after publishing it (other subscribers share the sink). */
+async function deliveryOf(eventType: string, path: string): Promise<RecordedDelivery> {
   const before = sink.deliveries.length;
   await publish(eventType);
-  return waitFor(`a ${eventType} delivery at the sink`, () => sink.deliveries.slice(before).find((entry) => entry.body.includes(eventType)), 20_000);
+  return waitFor(`a ${eventType} delivery to ${path}`, () => sink.deliveries.slice(before).find((entry) => entry.path === path && entry.body.includes(eventType)), 20_000);
 }
 
 async function eventsFor(reason: string): Promise<{ reason?: string; message?: string; type?: string }[]> {
@@ -142,7 +142,7 @@ describe('operator end to end', () => {
 
   it('stores exactly the value of the Secret, and deliveries are signed with it', async () => {
     expect(await herald.storedSecret(handle())).toBe(firstSecret);
-    const delivery = await deliveryOf('order.created');
+    const delivery = await deliveryOf('order.created', '/v1');
     const headers = delivery.headers as Record<string, string>;
     expect(() => verify(headers, delivery.body, firstSecret)).not.toThrow();
     expect(() => verify(headers, delivery.body, 'not-the-secret-0123456789')).toThrow();
@@ -174,7 +174,7 @@ describe('operator end to end', () => {
     });
     expect(await herald.storedSecret(handle())).toBe(rotatedSecret);
     expect(await getSubscriber(handle())).toMatchObject({ hasSecret: true });
-    const delivery = await deliveryOf('order.updated');
+    const delivery = await deliveryOf('order.updated', '/v2');
     expect(() => verify(delivery.headers as Record<string, string>, delivery.body, rotatedSecret)).not.toThrow();
   });
 

@@ -96,6 +96,8 @@ export async function startHeraldForTests(): Promise<HeraldForTests> {
 }
 
 export interface RecordedDelivery {
+  /** Request path: tells apart the subscribers that share the sink. */
+  path: string;
   headers: IncomingHttpHeaders;
   body: string;
 }
@@ -106,7 +108,7 @@ export async function startSink(): Promise<{ url: string; deliveries: RecordedDe
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      deliveries.push({ headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
+      deliveries.push({ path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks).toString('utf8') });
       response.writeHead(204).end();
     });
   });
