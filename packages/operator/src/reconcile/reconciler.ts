@@ -67,7 +67,7 @@ export class Reconciler {
     if (secret.kind === 'invalid') return this.fail(current, { ok: false, reason: 'Invalid', message: secret.message }, desired.id);
 
     let result: Subscriber;
-    let changeMessage: string | undefined;
+    let change: { kind: 'create' | 'update'; message: string } | undefined;
     try {
       // A CR never synced before most likely has no subscriber yet: try the create straight away
       // and read only if Herald answers CONFLICT (one request less per new CR).
@@ -99,12 +99,12 @@ export class Reconciler {
             }
             throw error;
           }
-          changeMessage = `Created subscriber "${desired.id}" in Herald`;
+          change = { kind: 'create', message: `Created subscriber "${desired.id}" in Herald` };
         } else if (plan.action === 'update') {
           result = await this.deps.herald.updateSubscriber(desired.id, plan.patch);
-          changeMessage = `Updated subscriber "${desired.id}" in Herald (${plan.changedFields.join(', ')})`;
+          change = { kind: 'update', message: `Updated subscriber "${desired.id}" in Herald (${plan.changedFields.join(', ')})` };
         } else {
-          result = actual as Subscriber;
+          result = actual as Subscriber; // 'none' is only planned for an existing subscriber
         }
         break;
       }
@@ -114,15 +114,15 @@ export class Reconciler {
       return this.fail(current, failure, desired.id);
     }
 
-    const outcome: SyncOutcome = { ok: true, message: changeMessage ?? `Subscriber "${desired.id}" is in sync` };
+    const outcome: SyncOutcome = { ok: true, message: change?.message ?? `Subscriber "${desired.id}" is in sync` };
     await this.writeStatus(current, outcome, {
       handle: desired.id,
       hasSecret: result.hasSecret,
       secretVersion: secret.kind === 'found' ? secret.version : undefined,
-    }, changeMessage !== undefined);
-    if (changeMessage) {
-      this.deps.metrics.increment('herald_operator_herald_writes_total', 'Subscriber writes sent to Herald', { kind: changeMessage.startsWith('Created') ? 'create' : 'update' });
-      await this.event(current, 'Normal', 'Synced', changeMessage);
+    }, change !== undefined);
+    if (change) {
+      this.deps.metrics.increment('herald_operator_herald_writes_total', 'Subscriber writes sent to Herald', { kind: change.kind });
+      await this.event(current, 'Normal', 'Synced', change.message);
     }
   }
 
