@@ -182,6 +182,22 @@ describe('charts/herald', () => {
     expect(secretOf(upgraded.stdout)).toBe(key);
   });
 
+  it('prints NOTES that tell how to give the operator its token, unless one is configured', () => {
+    const notes = (args: string[]) => {
+      // Its own release name: other tests applied "herald" objects without Helm's ownership labels.
+      const result = helm(['install', 'notes', chart, '--namespace', releaseNamespace, '--dry-run=server', '--kubeconfig', adminKubeconfigPath(), ...args]);
+      expect(result.stderr).toBe('');
+      return result.stdout.slice(result.stdout.indexOf('NOTES:'));
+    };
+    const withoutToken = notes(defaultArgs);
+    expect(withoutToken).toContain('herald-server token create --name herald-operator --scopes dp:webhook_subscriber:manage');
+    expect(withoutToken).toContain('create secret generic notes-herald-operator-token');
+    expect(withoutToken).toContain('watching all namespaces');
+    const withToken = notes(['-f', productionValues]);
+    expect(withToken).not.toContain('token create');
+    expect(withToken).toContain('watching namespaces team-a, team-b');
+  });
+
   it("grants the operator's ServiceAccount exactly what it needs (RBAC applied for real)", () => {
     kubectlOk(['apply', '-n', releaseNamespace, '-f', '-'], { input: renderText(defaultArgs) });
     const can = (verbAndResource: string[], namespace = 'default') =>

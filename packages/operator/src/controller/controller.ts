@@ -111,7 +111,7 @@ export class Controller {
     const started = performance.now();
     await this.reconciler.reconcile(namespace, name);
     this.options.metrics.increment('herald_operator_reconcile_total', 'Reconciles by result', { result: 'success' });
-    this.options.metrics.increment('herald_operator_reconcile_seconds_sum', 'Total seconds spent in successful reconciles', {}, (performance.now() - started) / 1000);
+    this.options.metrics.increment('herald_operator_reconcile_seconds_total', 'Seconds spent in successful reconciles', {}, (performance.now() - started) / 1000);
   }
 
   private onSubscriberChanged(resource: WebhookSubscriberResource): void {
