@@ -51,7 +51,7 @@ export const apiHelp: CommandHelp = {
   examples: [
     'herald api /orgs',
     'herald api /orgs/{org}/projects --jq \'.list[].id\'',
-    'herald api -X POST /orgs/{org}/projects -f name=billing -F public=false',
+    'herald api -X POST /orgs/{org}/projects -f id=billing -f displayName=Billing',
     'herald api /api/v0.9/webhook-subscribers -F limit=50 --paginate --slurp',
     'herald api -X PUT /api/v0.9/webhook-subscribers/billing --input subscriber.json',
     'herald api -i /orgs/{org} -H \'Accept: application/json\'',
