@@ -110,7 +110,8 @@ async function benchPublish(herald: Herald): Promise<void> {
   summary('publish, repeated idempotency key', idempotent);
 }
 
-const ferret = await startFerretDb();
+// MONGODB_URI runs the benchmark against another server (e.g. scripts/ferretdb-postgres.sh).
+const ferret = process.env.MONGODB_URI ? { uri: process.env.MONGODB_URI, stop: async () => {} } : await startFerretDb();
 const herald = await createHerald({
   mongo: { uri: ferret.uri, dbName: 'herald_bench' },
   masterKeys: { current: 'bench', keys: { bench: randomBytes(32) } },

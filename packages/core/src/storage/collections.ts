@@ -35,13 +35,14 @@ export const DUPLICATE_KEY = 11000;
 
 /**
  * A unique-index violation. MongoDB (and FerretDB on insert) report code 11000; FerretDB v1 reports
- * a violation on *update* as InternalError (code 1) carrying SQLite's "UNIQUE constraint failed".
+ * a violation on *update* as InternalError (code 1) carrying its backend's own text: SQLite's
+ * "UNIQUE constraint failed" or PostgreSQL's SQLSTATE 23505.
  */
 export function isDuplicateKeyError(error: unknown): boolean {
   if (typeof error !== 'object' || error === null) return false;
   const { code, message } = error as { code?: unknown; message?: unknown };
   if (code === DUPLICATE_KEY) return true;
-  return code === 1 && typeof message === 'string' && message.includes('UNIQUE constraint failed');
+  return code === 1 && typeof message === 'string' && (message.includes('UNIQUE constraint failed') || message.includes('SQLSTATE 23505'));
 }
 
 /**
