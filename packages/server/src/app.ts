@@ -15,6 +15,7 @@ import type { HostMetrics, MetricSources } from './metrics/host-metrics.js';
 import { registerOpenApi } from './openapi/register.js';
 import type { ProjectStore } from './projects/project-store.js';
 import { managementRoutes } from './routes/management.js';
+import { meRoutes } from './routes/me.js';
 import { opsRoutes, type Readiness } from './routes/ops.js';
 import { webhookEventRoutes } from './routes/webhook-events.js';
 import { webhookSubscriberRoutes } from './routes/webhook-subscribers.js';
@@ -94,7 +95,7 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
       await registerOpenApi(managementApi, {
         title: 'Herald management API',
         version: '1',
-        description: 'The organization this instance serves and its projects.',
+        description: 'The organization this instance serves, its projects, and the caller\'s own identity.',
       });
       await managementApi.register(managementRoutes, {
         orgId: config.org,
@@ -103,6 +104,7 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
         publicBaseUrl: config.publicBaseUrl,
         basePath: MANAGEMENT_API_PREFIX,
       });
+      await managementApi.register(meRoutes, { orgId: config.org });
     },
     { prefix: MANAGEMENT_API_PREFIX },
   );

@@ -36,6 +36,7 @@ const ROUTES: RouteCase[] = [
   { method: 'POST', path: `${EVENTS}/no-such-event/deliveries/no-such-delivery/retry`, grantedBy: [SCOPES.deliveryManage] },
   { method: 'GET', path: '/api/v1/orgs', grantedBy: 'any' },
   { method: 'GET', path: '/api/v1/orgs/default', grantedBy: 'any' },
+  { method: 'GET', path: '/api/v1/me', grantedBy: 'any' },
   { method: 'GET', path: PROJECTS, grantedBy: [SCOPES.projectRead, SCOPES.projectManage] },
   { method: 'POST', path: PROJECTS, grantedBy: [SCOPES.projectManage], json: { displayName: 'P' } },
   { method: 'GET', path: `${PROJECTS}/auth-project`, grantedBy: [SCOPES.projectRead, SCOPES.projectManage] },

@@ -42,7 +42,13 @@ async function authenticate(request: FastifyRequest, options: AuthOptions): Prom
   if (isApiTokenShape(token)) {
     const info = await options.tokens.findActive(token);
     if (!info) throw new UnauthorizedError('Invalid, revoked or expired access token');
-    return { id: info.principalId, kind: 'api-token', scopes: new Set(info.scopes) };
+    return {
+      id: info.principalId,
+      kind: 'api-token',
+      scopes: new Set(info.scopes),
+      name: info.name,
+      ...(info.expiresAt ? { expiresAt: info.expiresAt } : {}),
+    };
   }
   if (options.jwtVerifier && isJwtShape(token)) return options.jwtVerifier(token);
   throw new UnauthorizedError('Invalid access token');

@@ -52,6 +52,8 @@ export function createJwtVerifier(config: JwtConfig): JwtVerifier {
       kind: 'jwt',
       scopes: scopesOf(payload),
       orgId: typeof org === 'string' ? org : undefined,
+      ...(typeof payload.name === 'string' && payload.name.length > 0 ? { name: payload.name } : {}),
+      ...(typeof payload.exp === 'number' ? { expiresAt: new Date(payload.exp * 1000) } : {}),
     };
   };
 }

@@ -6,4 +6,8 @@ export interface Principal {
   scopes: ReadonlySet<string>;
   /** The org claim of a JWT; API tokens belong to the instance's org. */
   orgId?: string;
+  /** The API token's name, or a JWT's `name` claim; for display only (GET /api/v1/me). */
+  name?: string;
+  /** When the credential stops working (API token expiry or JWT `exp`); absent when it never does. */
+  expiresAt?: Date;
 }
