@@ -7,9 +7,11 @@ import type { Logger } from 'pino';
 import { buildApp } from './app.js';
 import { ensureBootstrapToken, type BootstrapResult } from './auth/bootstrap.js';
 import { createJwtVerifier } from './auth/jwt-verifier.js';
+import { seededTokenId } from './auth/api-token.js';
 import { createPrincipalDirectory } from './auth/principals.js';
 import { TokenStore } from './auth/token-store.js';
 import type { HostConfig } from './config/schema.js';
+import { readSeedTokensFile } from './config/seed-tokens.js';
 import { createLogger } from './logging/logger.js';
 import { HostMetrics } from './metrics/host-metrics.js';
 import { readAttemptDurationsBetween, readQueueStats } from './metrics/queue-stats.js';
@@ -33,6 +35,14 @@ export interface RunningHost {
   close(): Promise<void>;
 }
 
+/** Upserts the deployer's tokens; logs names, ids and what changed — never a token value. */
+async function seedTokens(tokens: TokenStore, file: string, logger: Logger): Promise<void> {
+  for (const seed of readSeedTokensFile(file)) {
+    const outcome = await tokens.upsertSeeded(seed);
+    logger.info({ name: seed.name, tokenId: seededTokenId(seed.name), scopes: seed.scopes, outcome }, 'seeded API token');
+  }
+}
+
 export async function startHost(config: HostConfig, options: StartHostOptions = {}): Promise<RunningHost> {
   const mode = options.mode ?? 'all';
   const logger = options.logger ?? createLogger(config.logLevel);
@@ -49,6 +59,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
     const projects = new ProjectStore(db, (ids) => principals.existing(ids));
     await Promise.all([tokens.ensureIndexes(), projects.ensureIndexes()]);
     const bootstrap = mode === 'engine-only' ? undefined : await ensureBootstrapToken(db, tokens, config.dataDir);
+    if (config.seedTokensFile && mode !== 'engine-only') await seedTokens(tokens, config.seedTokensFile, logger);
 
     const core = await createHerald({
       mongo: { client, dbName: config.mongodbDbName },

@@ -21,3 +21,9 @@ export function hashApiToken(token: string): string {
 export function generateTokenId(): string {
   return `tok_${randomUUID().replace(/-/g, '').slice(0, 12)}`;
 }
+
+/** A seeded token's id (and principal) derives from its name, so every replica and every restart
+ * agree on it without coordination, and replacing the token value keeps the identity (createdBy). */
+export function seededTokenId(name: string): string {
+  return `tok_${createHash('sha256').update(`herald-seed-token:${name}`, 'utf8').digest('hex').slice(0, 12)}`;
+}

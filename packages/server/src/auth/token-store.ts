@@ -1,7 +1,7 @@
 // API tokens in the server's own MongoDB collection. Only SHA-256 hashes are stored; the plaintext
 // token exists once, in the return value of create().
 import type { Collection, Db } from 'mongodb';
-import { generateApiToken, generateTokenId, hashApiToken } from './api-token.js';
+import { generateApiToken, generateTokenId, hashApiToken, seededTokenId } from './api-token.js';
 
 export const TOKENS_COLLECTION = 'herald_server_api_tokens';
 /** lastUsedAt is a hint, not an audit log: write it at most once a minute per token. */
@@ -22,6 +22,8 @@ export interface ApiTokenDocument {
   lastUsedAt: Date | null;
   revokedAt: Date | null;
   bootstrap: boolean;
+  /** Supplied by the deployer through the seed-tokens file (absent on older documents). */
+  seeded?: boolean;
 }
 
 /** What listing shows: everything but the hash. */
@@ -33,6 +35,17 @@ export interface NewApiToken {
   expiresAt?: Date | null;
   bootstrap?: boolean;
 }
+
+export interface SeedTokenInput {
+  name: string;
+  token: string;
+  scopes: string[];
+}
+
+/** What seeding did to one token (logged by name and id, never the value). */
+export type SeedOutcome = 'created' | 'updated' | 'unchanged' | 'issued-elsewhere';
+
+const DUPLICATE_KEY = 11000;
 
 export class TokenStore {
   private readonly collection: Collection<ApiTokenDocument>;
@@ -67,6 +80,46 @@ export class TokenStore {
     return { token, info: withoutHash(document) };
   }
 
+  /**
+   * Upserts a deployer-supplied token by name: stored only as its hash, with exactly these scopes,
+   * never expiring. Safe to run on every start of every replica. A new value for the name replaces
+   * the hash (the old value stops working) and lifts a revocation; the same value that was revoked
+   * stays revoked, so revoking a leaked seeded token is not undone by a restart.
+   */
+  async upsertSeeded(seed: SeedTokenInput, now = new Date()): Promise<SeedOutcome> {
+    const id = seededTokenId(seed.name);
+    const tokenHash = hashApiToken(seed.token);
+    const scopes = [...seed.scopes];
+    // A value `token create` issued (e.g. pasted into a chart's operator.token.value) already works
+    // with its own scopes; a second document with the same hash would violate the unique index.
+    if (await this.collection.findOne({ tokenHash, _id: { $ne: id } }, { projection: { _id: 1 } })) return 'issued-elsewhere';
+    for (let attempt = 0; ; attempt++) {
+      const existing = await this.collection.findOne({ _id: id });
+      try {
+        if (!existing) {
+          await this.collection.insertOne({
+            _id: id, name: seed.name, tokenHash, scopes, principalId: id, createdAt: now,
+            expiresAt: null, lastUsedAt: null, revokedAt: null, bootstrap: false, seeded: true,
+          });
+          return 'created';
+        }
+        const sameScopes = existing.scopes.length === scopes.length && existing.scopes.every((scope, i) => scope === scopes[i]);
+        if (existing.tokenHash === tokenHash && sameScopes) return 'unchanged';
+        const replaced = existing.tokenHash !== tokenHash;
+        await this.collection.updateOne(
+          { _id: id },
+          { $set: { tokenHash, scopes, seeded: true, ...(replaced ? { revokedAt: null, expiresAt: null } : {}) } },
+        );
+        this.lookupCache.clear();
+        return 'updated';
+      } catch (error) {
+        // Another replica inserted the same id between our read and write: read again, once.
+        if (attempt === 0 && (error as { code?: unknown }).code === DUPLICATE_KEY) continue;
+        throw error;
+      }
+    }
+  }
+
   /** The live (not revoked, not expired) token with this plaintext, if any. */
   async findActive(token: string, now = new Date()): Promise<ApiTokenInfo | undefined> {
     const tokenHash = hashApiToken(token);
@@ -94,8 +147,9 @@ export class TokenStore {
     return result.modifiedCount === 1;
   }
 
+  /** Tokens Herald issued itself; seeded ones do not count, so seeding never suppresses the bootstrap token. */
   async count(): Promise<number> {
-    return this.collection.countDocuments({});
+    return this.collection.countDocuments({ seeded: { $ne: true } });
   }
 
   /** For core's `principals.existing`: ids whose token has not been revoked (expiry does not erase an identity). */

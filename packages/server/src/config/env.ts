@@ -23,6 +23,7 @@ export const ENV_NAMES: Record<string, string> = {
   logLevel: 'HERALD_LOG_LEVEL',
   dataDir: 'HERALD_DATA_DIR',
   drainTimeoutMs: 'HERALD_DRAIN_TIMEOUT',
+  seedTokensFile: 'HERALD_SEED_TOKENS_FILE',
   'jwt.jwksUrl': 'HERALD_JWT_JWKS_URL',
   'jwt.publicKeyPem': 'HERALD_JWT_PUBLIC_KEY',
   'jwt.issuer': 'HERALD_JWT_ISSUER',
@@ -102,5 +103,6 @@ export function configFromEnv(env: Env, readFile: (path: string) => string): Raw
   set('logLevel', text('HERALD_LOG_LEVEL'));
   set('dataDir', text('HERALD_DATA_DIR'));
   set('drainTimeoutMs', text('HERALD_DRAIN_TIMEOUT') && durationOrRaw(text('HERALD_DRAIN_TIMEOUT')!));
+  set('seedTokensFile', text('HERALD_SEED_TOKENS_FILE'));
   return raw;
 }

@@ -6,17 +6,11 @@ import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import { toFieldIssues } from '../validation/field-issues.js';
 import { configFromEnv, ENV_NAMES, type RawConfig } from './env.js';
+import { HostConfigError } from './errors.js';
 import { HostConfig } from './schema.js';
+import { readSeedTokensFile } from './seed-tokens.js';
 
-export class HostConfigError extends Error {
-  readonly code = 'CONFIG_INVALID';
-  readonly problems: string[];
-  constructor(problems: string[]) {
-    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
-    this.name = 'HostConfigError';
-    this.problems = problems;
-  }
-}
+export { HostConfigError };
 
 export interface LoadConfigOptions {
   env?: Record<string, string | undefined>;
@@ -91,6 +85,11 @@ function semanticProblems(config: HostConfig): string[] {
   return problems;
 }
 
+/** How problems name the seed-tokens file: by the variable or field that set it, and its path. */
+export function seedTokensSource(path: string, fromEnv: RawConfig = {}): string {
+  return `${'seedTokensFile' in fromEnv ? 'HERALD_SEED_TOKENS_FILE' : 'seedTokensFile'} ${path}`;
+}
+
 export function loadConfig(options: LoadConfigOptions = {}): HostConfig {
   const env = options.env ?? process.env;
   const fromEnv = configFromEnv(env, (path) => readFileSync(path, 'utf8'));
@@ -109,6 +108,16 @@ export function loadConfig(options: LoadConfigOptions = {}): HostConfig {
   }
   const config = withDefaults as HostConfig;
   const problems = semanticProblems(config);
+  if (config.seedTokensFile) {
+    // Checked now so a bad file is a configuration error (exit 2) before anything connects; the
+    // host reads it again when it starts, so the values are not kept in the config object.
+    try {
+      readSeedTokensFile(config.seedTokensFile, seedTokensSource(config.seedTokensFile, fromEnv));
+    } catch (error) {
+      if (!(error instanceof HostConfigError)) throw error;
+      problems.push(...error.problems);
+    }
+  }
   if (problems.length > 0) throw new HostConfigError(problems);
   return config;
 }

@@ -60,6 +60,9 @@ export const HostConfig = Type.Object(
     dataDir: Type.String({ minLength: 1, default: './.data' }),
     drainTimeoutMs: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000 }),
     eventTypes: Type.Array(EventTypeConfig, { default: [] }),
+    seedTokensFile: Type.Optional(
+      Type.String({ minLength: 1, description: 'JSON file of [{name, token, scopes}]: API tokens upserted by name at start.' }),
+    ),
   },
   { additionalProperties: false },
 );
