@@ -5,7 +5,7 @@ export interface OperatorConfig {
   heraldUrl: string;
   /** Returns the current API token (a token file is re-read so a rotated Secret takes effect). */
   token: () => string;
-  /** Principal id of the token (`tok_…`); discovered with a probe subscriber when not given. */
+  /** Principal id of the token (`tok_…`); asked from `GET /api/v1/me` when not given. */
   principal: string | undefined;
   watchNamespaces: string[];
   leaderElection: {

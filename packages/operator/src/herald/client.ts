@@ -1,9 +1,10 @@
-// HTTP client for Herald's subscriber API (edge). Bearer API token; JSON in and out.
+// HTTP client for the slice of Herald's API the operator uses (edge): the subscriber API under
+// /api/v0.9 and `GET /api/v1/me`. Bearer API token; JSON in and out.
 import { HeraldApiError, HeraldUnreachableError } from './errors.js';
-import type { Subscriber, SubscriberPage, SubscriberRequest } from './types.js';
+import type { Me, Subscriber, SubscriberPage, SubscriberRequest } from './types.js';
 
 export interface HeraldClientOptions {
-  /** Base URL of the host, e.g. http://herald:8080 (the /api/v0.9 prefix is added here). */
+  /** Base URL of the host, e.g. http://herald:8080 (the /api/… prefixes are added here). */
   baseUrl: string;
   token: () => string;
   timeoutMs?: number;
@@ -15,13 +16,20 @@ interface ErrorBody {
   errors?: unknown;
 }
 
+const WEBHOOK_API = '/api/v0.9';
+
 export class HeraldClient {
-  private readonly apiBase: string;
+  private readonly hostBase: string;
   private readonly timeoutMs: number;
 
   constructor(private readonly options: HeraldClientOptions) {
-    this.apiBase = `${options.baseUrl.replace(/\/+$/, '')}/api/v0.9`;
+    this.hostBase = options.baseUrl.replace(/\/+$/, '');
     this.timeoutMs = options.timeoutMs ?? 10_000;
+  }
+
+  /** Who the token is: its principal id is what Herald records as createdBy. */
+  me(): Promise<Me> {
+    return this.request<Me>('GET', '/api/v1/me');
   }
 
   getSubscriber(id: string): Promise<Subscriber> {
@@ -44,12 +52,16 @@ export class HeraldClient {
     return this.call<SubscriberPage>('GET', `/webhook-subscribers?limit=${limit}&offset=${offset}`);
   }
 
-  private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
+  private call<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return this.request<T>(method, `${WEBHOOK_API}${path}`, body);
+  }
+
+  private async request<T>(method: string, path: string, body?: unknown): Promise<T> {
     const headers: Record<string, string> = { accept: 'application/json', authorization: `Bearer ${this.options.token()}` };
     if (body !== undefined) headers['content-type'] = 'application/json';
     let response: Response;
     try {
-      response = await fetch(`${this.apiBase}${path}`, {
+      response = await fetch(`${this.hostBase}${path}`, {
         method,
         headers,
         body: body === undefined ? undefined : JSON.stringify(body),

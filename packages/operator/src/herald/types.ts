@@ -1,4 +1,4 @@
-// The slice of Herald's HTTP API (spec section B, /api/v0.9) the operator uses.
+// The slice of Herald's HTTP API the operator uses: subscribers (spec section B, /api/v0.9) and /api/v1/me.
 
 export interface SubscriberRequest {
   id?: string;
@@ -30,4 +30,15 @@ export interface SubscriberPage {
   list: Subscriber[];
   count: number;
   pagination: { total: number; limit: number; offset: number };
+}
+
+/** `GET /api/v1/me`: the caller's identity (never the token). */
+export interface Me {
+  /** The id Herald records as createdBy/updatedBy. */
+  principal: string;
+  kind: 'api-token' | 'jwt';
+  name?: string;
+  scopes: string[];
+  orgId: string;
+  expiresAt?: string;
 }

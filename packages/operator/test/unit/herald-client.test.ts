@@ -46,6 +46,13 @@ describe('HeraldClient', () => {
     expect(recorded.at(-1)).toMatchObject({ method: 'DELETE', url: '/api/v0.9/webhook-subscribers/ns%2Fodd%20id' });
   });
 
+  it('asks who it is at /api/v1/me, outside the webhook API prefix', async () => {
+    const me = { principal: 'tok_0123456789ab', kind: 'api-token', name: 'herald-operator', scopes: ['dp:webhook_subscriber:manage'], orgId: 'default' };
+    reply = { status: 200, body: JSON.stringify(me) };
+    await expect(client().me()).resolves.toEqual(me);
+    expect(recorded.at(-1)).toMatchObject({ method: 'GET', url: '/api/v1/me', authorization: 'Bearer hrd_token', body: '' });
+  });
+
   it('maps the spec error shape, the legacy shape and non-JSON bodies to HeraldApiError', async () => {
     reply = { status: 404, body: JSON.stringify({ status: 'error', code: 'ORG_NOT_FOUND', message: 'no such subscriber' }) };
     await expect(client().getSubscriber('x')).rejects.toMatchObject({ name: 'HeraldApiError', status: 404, code: 'ORG_NOT_FOUND', message: 'no such subscriber' });

@@ -1,39 +1,28 @@
 import { describe, expect, it } from 'vitest';
-import { principalResolver, PROBE_TARGET_URL } from '../../src/herald/principal.js';
-import type { Subscriber, SubscriberRequest } from '../../src/herald/types.js';
+import { principalResolver } from '../../src/herald/principal.js';
+import type { Me } from '../../src/herald/types.js';
 import { Metrics } from '../../src/metrics.js';
 
 describe('principalResolver', () => {
   it('uses the configured principal without calling Herald', async () => {
-    const resolve = principalResolver({ createSubscriber: () => Promise.reject(new Error('no call expected')), deleteSubscriber: () => Promise.reject(new Error('no')) }, 'tok_set');
+    const resolve = principalResolver({ me: () => Promise.reject(new Error('no call expected')) }, 'tok_set');
     await expect(resolve()).resolves.toBe('tok_set');
   });
 
-  it('probes once with a disabled subscriber it deletes again, and retries after a failure', async () => {
-    const calls: string[] = [];
-    let failNext = true;
+  it('asks GET /api/v1/me once, and again after a failure', async () => {
+    let calls = 0;
     const client = {
-      async createSubscriber(request: SubscriberRequest): Promise<Subscriber> {
-        calls.push(`create ${request.targetUrl} enabled=${request.enabled}`);
-        if (failNext) {
-          failNext = false;
-          throw new Error('down');
-        }
-        return { id: request.id ?? '', displayName: '', targetUrl: '', events: [], enabled: false, timeoutMs: 5000, hasSecret: false, createdBy: 'tok_me' };
-      },
-      async deleteSubscriber(id: string) {
-        calls.push(`delete ${id.replace(/[0-9a-f]{12}$/, '<random>')}`);
+      async me(): Promise<Me> {
+        calls += 1;
+        if (calls === 1) throw new Error('down');
+        return { principal: 'tok_me', kind: 'api-token', name: 'herald-operator', scopes: ['dp:webhook_subscriber:manage'], orgId: 'default' };
       },
     };
     const resolve = principalResolver(client, undefined);
     await expect(resolve()).rejects.toThrow('down');
     await expect(resolve()).resolves.toBe('tok_me');
     await expect(resolve()).resolves.toBe('tok_me');
-    expect(calls).toEqual([
-      `create ${PROBE_TARGET_URL} enabled=false`,
-      `create ${PROBE_TARGET_URL} enabled=false`,
-      'delete herald-operator-probe-<random>',
-    ]);
+    expect(calls).toBe(2);
   });
 });
 
