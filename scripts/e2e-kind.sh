@@ -2,8 +2,8 @@
 # Cluster end-to-end on kind (needs Docker; these development machines have none, where the
 # operator is tested against a real kube-apiserver instead: npx vitest run --project k8s).
 #   make e2e-kind            KEEP_CLUSTER=1 make e2e-kind   (leave the cluster for inspection)
-# Builds the image, installs MongoDB (a single throwaway pod) and the chart, creates the operator's
-# API token, applies examples/k8s/webhook-subscriber.yaml pointed at an in-cluster echo sink, and
+# Builds the image, installs MongoDB (a single throwaway pod) and the chart (which generates the
+# operator's API token and has the host seed it), applies examples/k8s/webhook-subscriber.yaml pointed at an in-cluster echo sink, and
 # waits for the subscriber to be Ready and for a delivery to arrive.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
@@ -57,8 +57,6 @@ kubectl -n "$NS" rollout status deploy/mongodb --timeout=180s
   --set-json 'config.extraEnv=[{"name":"HERALD_SSRF_ALLOW_LIST","value":"10.0.0.0/8"}]'
 kubectl -n "$NS" rollout status deploy/herald --timeout=180s
 
-TOKEN="$(kubectl -n "$NS" exec deploy/herald -- herald-server token create --name herald-operator --scopes dp:webhook_subscriber:manage 2>/dev/null)"
-kubectl -n "$NS" create secret generic herald-operator-token --from-literal=token="$TOKEN" --dry-run=client -o yaml | kubectl apply -f -
 kubectl -n "$NS" rollout status deploy/herald-operator --timeout=180s
 
 # A sink that logs every request, and the example subscriber pointed at it.

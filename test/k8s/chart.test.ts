@@ -1,10 +1,14 @@
 // charts/herald: lint, render, validate against the real apiserver, schema, RBAC least privilege.
+import { createLogger, loadConfig, startHost } from '@herald/server';
 import { loadAllYaml, type KubernetesObject } from '@kubernetes/client-node';
-import { readFileSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { operatorServiceAccount } from '../support/kube-apiserver.js';
 import { adminKubeconfigPath, helm, kubectl, kubectlOk, operatorKubeconfigPath } from '../support/kube.js';
+import { openTestDatabase } from '../support/mongo.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
 const chart = resolve(repoRoot, 'charts/herald');
@@ -23,15 +27,38 @@ interface Container {
   readinessProbe?: { httpGet?: { path?: string } };
   args?: string[];
   env?: { name: string; value?: string }[];
+  volumeMounts?: { name: string; mountPath: string }[];
+}
+interface Volume {
+  name: string;
+  secret?: { secretName: string; items?: { key: string; path: string }[] };
 }
 interface Workload extends KubernetesObject {
-  spec: { replicas: number; template: { spec: { securityContext?: Record<string, unknown>; containers: Container[] } } };
+  spec: {
+    replicas: number;
+    template: {
+      metadata?: { annotations?: Record<string, string> };
+      spec: { securityContext?: Record<string, unknown>; containers: Container[]; volumes?: Volume[] };
+    };
+  };
 }
+type SecretObject = KubernetesObject & { data?: Record<string, string> };
+interface SeedEntry {
+  name: string;
+  token: string;
+  scopes: string[];
+}
+
+const API_TOKEN_SHAPE = /^hrd_[A-Za-z0-9_-]{43}$/;
 
 function render(args: string[], namespace = releaseNamespace): KubernetesObject[] {
   const result = helm(['template', release, chart, '--namespace', namespace, ...args]);
   if (result.status !== 0) throw new Error(`helm template failed: ${result.stderr}`);
-  return (loadAllYaml(result.stdout) as (KubernetesObject | null)[]).filter((object): object is KubernetesObject => object !== null);
+  return parseObjects(result.stdout);
+}
+
+function parseObjects(text: string): KubernetesObject[] {
+  return (loadAllYaml(text) as (KubernetesObject | null)[]).filter((object): object is KubernetesObject => object !== null);
 }
 
 function renderText(args: string[]): string {
@@ -46,6 +73,30 @@ function kinds(objects: KubernetesObject[]): string[] {
 
 function workloads(objects: KubernetesObject[]): Workload[] {
   return objects.filter((object): object is Workload => object.kind === 'Deployment');
+}
+
+function workload(objects: KubernetesObject[], name: string): Workload {
+  const found = workloads(objects).find((object) => object.metadata?.name === name);
+  if (!found) throw new Error(`no Deployment ${name}`);
+  return found;
+}
+
+function chartSecretData(objects: KubernetesObject[]): Record<string, string> {
+  const secret = objects.find((object): object is SecretObject => object.kind === 'Secret' && object.metadata?.name === 'herald-secrets');
+  return Object.fromEntries(Object.entries(secret?.data ?? {}).map(([key, value]) => [key, Buffer.from(value, 'base64').toString('utf8')]));
+}
+
+/** Which Secret key a workload's volume mounted at `mountPath` projects. */
+function mountedSecretKey(deployment: Workload, mountPath: string): { secretName?: string; key?: string; path?: string } {
+  const pod = deployment.spec.template.spec;
+  const mount = pod.containers[0]?.volumeMounts?.find((candidate) => candidate.mountPath === mountPath);
+  const volume = pod.volumes?.find((candidate) => candidate.name === mount?.name);
+  const item = volume?.secret?.items?.[0];
+  return { secretName: volume?.secret?.secretName, key: item?.key, path: item && `${mountPath}/${item.path}` };
+}
+
+function envOf(deployment: Workload): Record<string, string | undefined> {
+  return Object.fromEntries((deployment.spec.template.spec.containers[0]?.env ?? []).map((entry) => [entry.name, entry.value]));
 }
 
 beforeAll(() => {
@@ -180,22 +231,90 @@ describe('charts/herald', () => {
     const upgraded = helm(['template', release, chart, '--namespace', releaseNamespace, '--dry-run=server', '--kubeconfig', adminKubeconfigPath(), ...defaultArgs]);
     expect(upgraded.stderr).toBe('');
     expect(secretOf(upgraded.stdout)).toBe(key);
+
+    // The generated operator token likewise: fresh per render until a Secret is live, then kept,
+    // and the seed file always carries the same value as the operator's key.
+    const token = chartSecretData(render(defaultArgs))['operator-token'];
+    expect(chartSecretData(render(defaultArgs))['operator-token']).not.toBe(token);
+    const live = chartSecretData(parseObjects(first))['operator-token'];
+    for (const text of [upgraded.stdout, helm(['template', release, chart, '--namespace', releaseNamespace, '--dry-run=server', '--kubeconfig', adminKubeconfigPath(), ...defaultArgs]).stdout]) {
+      const data = chartSecretData(parseObjects(text));
+      expect(data['operator-token']).toBe(live);
+      expect((JSON.parse(data['seed-tokens.json'] ?? '[]') as SeedEntry[])[0]?.token).toBe(live);
+    }
   });
 
-  it('prints NOTES that tell how to give the operator its token, unless one is configured', () => {
+  it('generates one operator token: the operator reads it, the host seeds it from the same Secret', () => {
+    const objects = render(defaultArgs);
+    const data = chartSecretData(objects);
+    const token = data['operator-token'] ?? '';
+    expect(token).toMatch(API_TOKEN_SHAPE);
+    expect(JSON.parse(data['seed-tokens.json'] ?? '')).toEqual([{ name: 'herald-operator', token, scopes: ['dp:webhook_subscriber:manage'] }]);
+
+    const host = workload(objects, 'herald');
+    const seedFile = envOf(host).HERALD_SEED_TOKENS_FILE;
+    expect(mountedSecretKey(host, '/var/run/herald-seed')).toEqual({ secretName: 'herald-secrets', key: 'seed-tokens.json', path: seedFile });
+    expect(mountedSecretKey(workload(objects, 'herald-operator'), '/var/run/herald')).toEqual({
+      secretName: 'herald-secrets', key: 'operator-token', path: '/var/run/herald/token',
+    });
+
+    // Workers (engine only) never seed; an explicit value is used as is and rolls the host when it changes.
+    const explicit = `hrd_${randomBytes(32).toString('base64url')}`;
+    const withValue = render([...defaultArgs, '--set', `operator.token.value=${explicit}`, '--set', 'worker.enabled=true']);
+    expect(chartSecretData(withValue)['operator-token']).toBe(explicit);
+    expect((JSON.parse(chartSecretData(withValue)['seed-tokens.json'] ?? '') as SeedEntry[])[0]?.token).toBe(explicit);
+    expect(workload(withValue, 'herald').spec.template.metadata?.annotations?.['checksum/operator-token']).toMatch(/^[0-9a-f]{64}$/);
+    expect(envOf(workload(withValue, 'herald-worker')).HERALD_SEED_TOKENS_FILE).toBeUndefined();
+
+    // A token in the user's own Secret is theirs (issued by herald-server): read, not seeded.
+    const production = render(['-f', productionValues]);
+    expect(envOf(workload(production, 'herald')).HERALD_SEED_TOKENS_FILE).toBeUndefined();
+    expect(mountedSecretKey(workload(production, 'herald-operator'), '/var/run/herald')).toMatchObject({ secretName: 'herald-operator-token', key: 'token' });
+    expect(renderText([...defaultArgs, '--set', 'operator.enabled=false'])).not.toContain('seed-tokens');
+  });
+
+  it("the generated token passes herald-server's own checks: a host seeded with the rendered file accepts it", async () => {
+    const data = chartSecretData(render(defaultArgs));
+    const dir = mkdtempSync(join(tmpdir(), 'herald-chart-seed-'));
+    const database = await openTestDatabase('chart-seed');
+    try {
+      const seedFile = join(dir, 'seed-tokens.json');
+      writeFileSync(seedFile, data['seed-tokens.json'] ?? '', { mode: 0o600 });
+      const config = loadConfig({
+        env: { HERALD_SEED_TOKENS_FILE: seedFile },
+        overrides: { mongodbUri: database.uri, mongodbDbName: database.dbName, host: '127.0.0.1', port: 0, dataDir: dir, logLevel: 'silent' },
+      });
+      const host = await startHost(config, { mode: 'api-only', logger: createLogger('silent') });
+      try {
+        const response = await fetch(`${host.url}/api/v1/me`, { headers: { authorization: `Bearer ${data['operator-token']}` } });
+        expect(response.status).toBe(200);
+        expect(await response.json()).toMatchObject({ kind: 'api-token', name: 'herald-operator', scopes: ['dp:webhook_subscriber:manage'] });
+      } finally {
+        await host.close();
+      }
+    } finally {
+      await database.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+
+  it('prints NOTES without a manual token step unless the token comes from an existing Secret', () => {
     const notes = (args: string[]) => {
       // Its own release name: other tests applied "herald" objects without Helm's ownership labels.
       const result = helm(['install', 'notes', chart, '--namespace', releaseNamespace, '--dry-run=server', '--kubeconfig', adminKubeconfigPath(), ...args]);
       expect(result.stderr).toBe('');
       return result.stdout.slice(result.stdout.indexOf('NOTES:'));
     };
-    const withoutToken = notes(defaultArgs);
-    expect(withoutToken).toContain('herald-server token create --name herald-operator --scopes dp:webhook_subscriber:manage');
-    expect(withoutToken).toContain('create secret generic notes-herald-operator-token');
-    expect(withoutToken).toContain('watching all namespaces');
-    const withToken = notes(['-f', productionValues]);
-    expect(withToken).not.toContain('token create');
-    expect(withToken).toContain('watching namespaces team-a, team-b');
+    const generated = notes(defaultArgs);
+    expect(generated).not.toContain('token create');
+    expect(generated).toContain('generated by the chart (kept across upgrades), in Secret notes-herald-secrets/operator-token');
+    expect(generated).toContain('nothing to do');
+    expect(generated).toContain('watching all namespaces');
+    const existing = notes(['-f', productionValues]);
+    expect(existing).toContain('from Secret herald-operator-token/token, which you manage');
+    expect(existing).not.toContain('nothing to do');
+    expect(existing).toContain('watching namespaces team-a, team-b');
   });
 
   it("grants the operator's ServiceAccount exactly what it needs (RBAC applied for real)", () => {

@@ -68,17 +68,33 @@ seccompProfile:
 {{- define "herald.masterKeySecretKey" -}}
 {{- if .Values.masterKey.existingSecret }}{{ .Values.masterKey.existingSecretKey }}{{ else }}master-key{{ end -}}
 {{- end -}}
-{{/* The operator's Herald API token: existingSecret, else token.value stored in the chart's Secret,
-     else a Secret named <fullname>-operator-token that NOTES.txt tells how to create. */}}
+{{/* The operator's Herald API token: existingSecret (issued with `herald-server token create`),
+     else operator.token.value or a generated token, both kept in the chart's Secret under
+     "operator-token" and handed to the host as a seed token (see herald.seedsOperatorToken). */}}
 {{- define "herald.operatorTokenSecretName" -}}
-{{- if .Values.operator.token.existingSecret }}{{ .Values.operator.token.existingSecret }}
-{{- else if .Values.operator.token.value }}{{ include "herald.secretName" . }}
-{{- else }}{{ include "herald.fullname" . }}-operator-token{{ end -}}
+{{- default (include "herald.secretName" .) .Values.operator.token.existingSecret -}}
 {{- end -}}
 {{- define "herald.operatorTokenSecretKey" -}}
-{{- if .Values.operator.token.existingSecret }}{{ .Values.operator.token.existingSecretKey }}
-{{- else if .Values.operator.token.value }}operator-token
-{{- else }}token{{ end -}}
+{{- if .Values.operator.token.existingSecret }}{{ .Values.operator.token.existingSecretKey }}{{ else }}operator-token{{ end -}}
+{{- end -}}
+{{/* "true" when the chart owns the operator's token and the host must seed it (else empty). */}}
+{{- define "herald.seedsOperatorToken" -}}
+{{- if and .Values.operator.enabled (not .Values.operator.token.existingSecret) }}true{{ end -}}
+{{- end -}}
+{{- define "herald.seedTokensKey" -}}seed-tokens.json{{- end -}}
+
+{{/* The operator token in plain text: operator.token.value, else the one the live Secret already
+     holds (lookup, so upgrades and re-renders keep it), else a new one: "hrd_" + base64url of 32
+     random bytes without padding (43 characters), the format herald-server checks. */}}
+{{- define "herald.operatorTokenValue" -}}
+{{- $existing := lookup "v1" "Secret" .Release.Namespace (include "herald.secretName" .) -}}
+{{- if .Values.operator.token.value -}}
+{{- .Values.operator.token.value -}}
+{{- else if and $existing $existing.data (hasKey $existing.data "operator-token") -}}
+{{- index $existing.data "operator-token" | b64dec -}}
+{{- else -}}
+{{- printf "hrd_%s" (randBytes 32 | replace "+" "-" | replace "/" "_" | trimSuffix "=") -}}
+{{- end -}}
 {{- end -}}
 
 {{/* A value generated once: reuse what the live Secret holds (lookup) so upgrades keep it. */}}
