@@ -32,6 +32,8 @@ export class Dispatcher {
   private inFlight = 0;
   private pumping = false;
   private pumpRequested = false;
+  private rerunPump = false;
+  private deferredWork = false;
   private pollRequested = true;
   private flushing: Promise<void> | undefined;
   private flushScheduled = false;
@@ -114,7 +116,7 @@ export class Dispatcher {
 
   private async pump(): Promise<void> {
     if (this.pumping) {
-      this.schedulePump(); // run again once the current pass ends
+      this.rerunPump = true; // the running pass picks the new work up before it ends
       return;
     }
     this.pumping = true;
@@ -138,8 +140,8 @@ export class Dispatcher {
           break;
         }
         const chosen = this.withinSubscriberLimits(candidates, free);
-        // Rows left out for a busy subscriber are found again by the next poll.
-        if (chosen.length < candidates.length) this.pollRequested = true;
+        // Rows left out for a busy subscriber are found again by a poll once one of its slots frees.
+        if (chosen.length < candidates.length) this.deferredWork = true;
         if (chosen.length === 0) continue;
         // Subscribers are read fresh for every batch: a disabled one must not be sent to, and
         // the lease is sized from each subscriber's own timeout.
@@ -155,6 +157,10 @@ export class Dispatcher {
       this.deps.logger.error({ err: describeError(error) }, 'delivery dispatcher pass failed; will retry on the next poll');
     } finally {
       this.pumping = false;
+      if (this.rerunPump) {
+        this.rerunPump = false;
+        this.schedulePump();
+      }
       this.checkIdle();
     }
   }
@@ -224,6 +230,10 @@ export class Dispatcher {
       this.deps.logger.error({ deliveryId: row._id, err: describeError(error) }, 'delivery attempt could not be prepared');
     } finally {
       this.occupy(row.subscriberId, -1);
+      if (this.deferredWork) {
+        this.deferredWork = false;
+        this.pollRequested = true;
+      }
       if (this.hinted.size > 0 || this.pollRequested) this.schedulePump();
       this.checkIdle();
     }

@@ -37,9 +37,26 @@ export function claimKey(row: Pick<DeliveryDocument, '_id' | 'attempts' | 'nextA
 
 const DUPLICATE_KEY = 11000;
 
+/**
+ * Runs async sections one at a time. FerretDB v1's SQLite backend was seen to deadlock for good
+ * when one client sent two multi-document updates to the same collection at once (the
+ * benchmark's claim and outcome writes); every update this store sends goes through one lane.
+ * Claims and outcomes are batched, so the lane costs little; on MongoDB it is merely unneeded.
+ */
+class WriteLane {
+  private tail: Promise<unknown> = Promise.resolve();
+
+  run<T>(section: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(section, section);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+}
+
 export class DeliveryStore {
   readonly collections: Collections;
   readonly claims: Collection<ClaimDocument>;
+  private readonly lane = new WriteLane();
 
   constructor(db: Db, prefix: string) {
     this.collections = collectionsFor(db, prefix);
@@ -58,7 +75,7 @@ export class DeliveryStore {
   private async insertClaims(rows: readonly DeliveryDocument[], token: string, now: Date): Promise<DeliveryDocument[]> {
     const documents = rows.map((row) => ({ _id: claimKey(row), deliveryId: row._id, owner: token, createdAt: now }));
     try {
-      await this.claims.insertMany(documents, { ordered: false });
+      await this.lane.run(() => this.claims.insertMany(documents, { ordered: false }));
       return [...rows];
     } catch (error) {
       const writeErrors = (error as Partial<MongoBulkWriteError>).writeErrors;
@@ -99,7 +116,7 @@ export class DeliveryStore {
 
   private async markInFlight(rows: readonly DeliveryDocument[], token: string, now: Date, leaseMs: (row: DeliveryDocument) => number): Promise<DeliveryDocument[]> {
     const claimed = rows.map((row) => ({ ...row, status: 'IN_FLIGHT' as DeliveryStatus, leaseOwner: token, leaseUntil: new Date(now.getTime() + leaseMs(row)) }));
-    const result = await this.collections.deliveries.bulkWrite(
+    const result = await this.lane.run(() => this.collections.deliveries.bulkWrite(
       claimed.map((row) => ({
         updateOne: {
           filter: { _id: row._id, status: 'PENDING', attempts: row.attempts, nextAttemptAt: row.nextAttemptAt },
@@ -107,7 +124,7 @@ export class DeliveryStore {
         },
       })),
       { ordered: false },
-    );
+    ));
     if (result.modifiedCount === rows.length) return claimed;
     // Some rows changed since we read them (cancelled, redelivered): keep the ones we marked.
     const won = await this.collections.deliveries
@@ -133,7 +150,7 @@ export class DeliveryStore {
     const operations: AnyBulkWriteOperation<DeliveryDocument>[] = writes.map(({ row, fields }) => ({
       updateOne: { filter: { _id: row._id, status: 'IN_FLIGHT', leaseOwner: row.leaseOwner ?? null }, update: { $set: fields } },
     }));
-    const result = await this.collections.deliveries.bulkWrite(operations, { ordered: false });
+    const result = await this.lane.run(() => this.collections.deliveries.bulkWrite(operations, { ordered: false }));
     return result.modifiedCount;
   }
 
@@ -160,12 +177,12 @@ export class DeliveryStore {
       const from: EventStatus[] = ['DISPATCHED', next === 'FAILED' ? 'ALL_DELIVERED' : 'FAILED'];
       operations.push({ updateOne: { filter: { _id: eventId, status: { $in: from } }, update: { $set: { status: next, updatedAt: now } } } });
     }
-    if (operations.length > 0) await this.collections.events.bulkWrite(operations, { ordered: false });
+    if (operations.length > 0) await this.lane.run(() => this.collections.events.bulkWrite(operations, { ordered: false }));
   }
 
   /** Expired leases back to PENDING, due now (DECISIONS §7: never silently FAILED). */
   async recoverExpiredLeases(now: Date): Promise<number> {
-    const result = await this.collections.deliveries.updateMany(
+    const result = await this.lane.run(() => this.collections.deliveries.updateMany(
       { status: 'IN_FLIGHT', leaseUntil: { $lt: now } },
       {
         $set: {
@@ -177,7 +194,7 @@ export class DeliveryStore {
           updatedAt: now,
         },
       },
-    );
+    ));
     return result.modifiedCount;
   }
 
@@ -211,8 +228,8 @@ export class DeliveryStore {
       .toArray();
     if (old.length === 0) return 0;
     const ids = old.map((event) => event._id);
-    await this.collections.deliveries.deleteMany({ eventId: { $in: ids } });
-    const result = await this.collections.events.deleteMany({ _id: { $in: ids }, status: { $in: ['ALL_DELIVERED', 'FAILED'] } });
+    await this.lane.run(() => this.collections.deliveries.deleteMany({ eventId: { $in: ids } }));
+    const result = await this.lane.run(() => this.collections.events.deleteMany({ _id: { $in: ids }, status: { $in: ['ALL_DELIVERED', 'FAILED'] } }));
     return result.deletedCount;
   }
 }
