@@ -114,17 +114,20 @@ export class DeliveryStore {
     return this.markInFlight(won, token, now, leaseMs);
   }
 
+  /**
+   * One updateMany for the batch (an $or of each row's expected state) rather than one update
+   * per row: FerretDB v1 scans the collection once per update statement. The batch shares the
+   * longest of its rows' leases, which only delays recovery of a crashed attempt a little.
+   */
   private async markInFlight(rows: readonly DeliveryDocument[], token: string, now: Date, leaseMs: (row: DeliveryDocument) => number): Promise<DeliveryDocument[]> {
-    const claimed = rows.map((row) => ({ ...row, status: 'IN_FLIGHT' as DeliveryStatus, leaseOwner: token, leaseUntil: new Date(now.getTime() + leaseMs(row)) }));
-    const result = await this.lane.run(() => this.collections.deliveries.bulkWrite(
-      claimed.map((row) => ({
-        updateOne: {
-          filter: { _id: row._id, status: 'PENDING', attempts: row.attempts, nextAttemptAt: row.nextAttemptAt },
-          update: { $set: { status: 'IN_FLIGHT', leaseOwner: token, leaseUntil: row.leaseUntil, updatedAt: now } },
-        },
-      })),
-      { ordered: false },
-    ));
+    const leaseUntil = new Date(now.getTime() + Math.max(...rows.map(leaseMs)));
+    const claimed = rows.map((row) => ({ ...row, status: 'IN_FLIGHT' as DeliveryStatus, leaseOwner: token, leaseUntil }));
+    const result = await this.lane.run(() =>
+      this.collections.deliveries.updateMany(
+        { $or: rows.map((row) => ({ _id: row._id, status: 'PENDING' as DeliveryStatus, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt })) },
+        { $set: { status: 'IN_FLIGHT', leaseOwner: token, leaseUntil, updatedAt: now } },
+      ),
+    );
     if (result.modifiedCount === rows.length) return claimed;
     // Some rows changed since we read them (cancelled, redelivered): keep the ones we marked.
     const won = await this.collections.deliveries
@@ -133,6 +136,7 @@ export class DeliveryStore {
     const wonIds = new Set(won.map((row) => row._id));
     return claimed.filter((row) => wonIds.has(row._id));
   }
+
 
   async subscribers(ids: readonly string[]): Promise<Map<string, SubscriberForSend>> {
     const found = await this.collections.subscribers
