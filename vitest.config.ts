@@ -11,6 +11,8 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // CI also writes a JSON report: .ci/run prints its totals as a plain closing line.
+    reporters: process.env.CI ? ['default', ['json', { outputFile: '.data/test-report.json' }]] : ['default'],
     projects: [
       {
         extends: true,
