@@ -74,7 +74,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
 
   const completePending = () =>
     completePendingFanOuts(context, new Date(context.now().getTime() - PENDING_FAN_OUT_GRACE_MS));
-  const deps: EngineDeps & { completePendingFanOuts(): Promise<number> } = {
+  const deps: EngineDeps = {
     db,
     prefix,
     signingProfile,
