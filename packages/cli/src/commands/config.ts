@@ -1,7 +1,6 @@
 // `herald config get|set|list`.
-import { booleanFlag, parseArgs } from '../args/parse.js';
-import { helpFlag, renderHelp, usageHint, type CommandHelp } from '../args/help.js';
-import { expectPositionals, runSubcommand } from '../args/subcommands.js';
+import { helpFlag, renderHelp, type CommandHelp } from '../args/help.js';
+import { parseCommand, runSubcommand } from '../args/subcommands.js';
 import { normalizeInstanceUrl, settableConfigKeys, type ConfigFile } from '../config/schema.js';
 import { openConfigStore } from '../context.js';
 import { ExitCode, usageError } from '../errors.js';
@@ -36,13 +35,7 @@ function checkKey(key: string): keyof ConfigFile & string {
 }
 
 async function parse(argv: readonly string[], help: CommandHelp, path: string, names: readonly string[]) {
-  const args = parseArgs(argv, [helpFlag], usageHint(path));
-  if (booleanFlag(args, 'help')) {
-    await writeOut(renderHelp(help));
-    return undefined;
-  }
-  expectPositionals(args.positionals, names, path);
-  return args.positionals;
+  return (await parseCommand(argv, help, path, names, [helpFlag]))?.positionals;
 }
 
 async function get(argv: readonly string[]): Promise<number> {

@@ -1,7 +1,7 @@
 // `herald instance list|use|remove`.
-import { booleanFlag, parseArgs, type FlagSpec } from '../args/parse.js';
-import { helpFlag, renderHelp, usageHint, type CommandHelp } from '../args/help.js';
-import { expectPositionals, runSubcommand } from '../args/subcommands.js';
+import { booleanFlag, type FlagSpec } from '../args/parse.js';
+import { helpFlag, renderHelp, type CommandHelp } from '../args/help.js';
+import { parseCommand, runSubcommand } from '../args/subcommands.js';
 import { normalizeInstanceUrl } from '../config/schema.js';
 import { openConfigStore } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
@@ -40,18 +40,8 @@ export const instanceHelp: CommandHelp = {
   examples: ['herald instance list', 'herald instance use https://herald.example.com'],
 };
 
-async function parseOrHelp(argv: readonly string[], flags: readonly FlagSpec[], help: CommandHelp, path: string, positionals: readonly string[]) {
-  const args = parseArgs(argv, flags, usageHint(path));
-  if (booleanFlag(args, 'help')) {
-    await writeOut(renderHelp(help));
-    return undefined;
-  }
-  expectPositionals(args.positionals, positionals, path);
-  return args;
-}
-
 async function list(argv: readonly string[]): Promise<number> {
-  const args = await parseOrHelp(argv, [jsonFlag, helpFlag], listHelp, 'herald instance list', []);
+  const args = await parseCommand(argv, listHelp, 'herald instance list', []);
   if (!args) return ExitCode.ok;
   const store = openConfigStore();
   const config = store.readConfig();
@@ -68,7 +58,7 @@ async function list(argv: readonly string[]): Promise<number> {
 }
 
 async function use(argv: readonly string[]): Promise<number> {
-  const args = await parseOrHelp(argv, [helpFlag], useHelp, 'herald instance use', ['url']);
+  const args = await parseCommand(argv, useHelp, 'herald instance use', ['url']);
   if (!args) return ExitCode.ok;
   const url = normalizeInstanceUrl(args.positionals[0] as string);
   const store = openConfigStore();
@@ -82,7 +72,7 @@ async function use(argv: readonly string[]): Promise<number> {
 }
 
 async function remove(argv: readonly string[]): Promise<number> {
-  const args = await parseOrHelp(argv, [helpFlag], removeHelp, 'herald instance remove', ['url']);
+  const args = await parseCommand(argv, removeHelp, 'herald instance remove', ['url']);
   if (!args) return ExitCode.ok;
   const url = normalizeInstanceUrl(args.positionals[0] as string);
   const store = openConfigStore();

@@ -1,11 +1,10 @@
 // `herald webhooks events list|get`.
-import { booleanFlag, parseArgs, stringFlag, type FlagSpec, type ParsedArgs } from '../args/parse.js';
-import { helpFlag, renderHelp, usageHint, type CommandHelp } from '../args/help.js';
-import { expectPositionals, runSubcommand } from '../args/subcommands.js';
+import { booleanFlag, stringFlag, type FlagSpec } from '../args/parse.js';
+import { helpFlag, renderHelp, type CommandHelp } from '../args/help.js';
+import { parseCommand, runSubcommand } from '../args/subcommands.js';
 import { activeInstance, openConfigStore } from '../context.js';
 import { ExitCode } from '../errors.js';
 import { callApi } from '../http/client.js';
-import { writeOut } from '../io.js';
 import { printResult, withProgress, type Column } from '../output.js';
 import { fetchList } from './fetch-list.js';
 import { eventStatuses, parseEventStatus, parsePageNumber, resourcePath } from './subscriber-request.js';
@@ -51,18 +50,8 @@ export const eventsHelp: CommandHelp = {
   examples: ['herald webhooks events list --status FAILED'],
 };
 
-async function parse(argv: readonly string[], help: CommandHelp, path: string, positionals: readonly string[]): Promise<ParsedArgs | undefined> {
-  const args = parseArgs(argv, help.flags, usageHint(path));
-  if (booleanFlag(args, 'help')) {
-    await writeOut(renderHelp(help));
-    return undefined;
-  }
-  expectPositionals(args.positionals, positionals, path);
-  return args;
-}
-
 async function list(argv: readonly string[]): Promise<number> {
-  const args = await parse(argv, listHelp, 'herald webhooks events list', []);
+  const args = await parseCommand(argv, listHelp, 'herald webhooks events list', []);
   if (!args) return ExitCode.ok;
   const json = booleanFlag(args, 'json');
   const query: [string, string][] = [];
@@ -79,7 +68,7 @@ async function list(argv: readonly string[]): Promise<number> {
 }
 
 async function get(argv: readonly string[]): Promise<number> {
-  const args = await parse(argv, getHelp, 'herald webhooks events get', ['id']);
+  const args = await parseCommand(argv, getHelp, 'herald webhooks events get', ['id']);
   if (!args) return ExitCode.ok;
   const json = booleanFlag(args, 'json');
   const endpoint = resourcePath('webhook-events', args.positionals[0] as string);

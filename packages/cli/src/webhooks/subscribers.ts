@@ -1,11 +1,11 @@
 // `herald webhooks subscribers list|get|create|update|delete` and `herald webhooks deliveries`.
-import { booleanFlag, listFlag, parseArgs, stringFlag, type FlagSpec, type ParsedArgs } from '../args/parse.js';
+import { booleanFlag, listFlag, stringFlag, type FlagSpec, type ParsedArgs } from '../args/parse.js';
 import { helpFlag, renderHelp, usageHint, type CommandHelp } from '../args/help.js';
-import { expectPositionals, runSubcommand } from '../args/subcommands.js';
+import { parseCommand, runSubcommand } from '../args/subcommands.js';
 import { activeInstance, openConfigStore } from '../context.js';
 import { CliError, ExitCode, usageError } from '../errors.js';
 import { callApi } from '../http/client.js';
-import { readFileOrStdin, writeOut } from '../io.js';
+import { readFileOrStdin } from '../io.js';
 import { printResult, withProgress, type Column } from '../output.js';
 import { fetchList } from './fetch-list.js';
 import { parsePageNumber, resourcePath, subscriberRequestFromFlags } from './subscriber-request.js';
@@ -96,16 +96,6 @@ export const subscribersHelp: CommandHelp = {
   examples: ['herald webhooks subscribers list', 'herald webhooks subscribers create --name Billing --url https://billing.example.com/hooks'],
 };
 
-async function parse(argv: readonly string[], help: CommandHelp, path: string, positionals: readonly string[]): Promise<ParsedArgs | undefined> {
-  const args = parseArgs(argv, help.flags, usageHint(path));
-  if (booleanFlag(args, 'help')) {
-    await writeOut(renderHelp(help));
-    return undefined;
-  }
-  expectPositionals(args.positionals, positionals, path);
-  return args;
-}
-
 async function requestBody(args: ParsedArgs): Promise<Record<string, unknown>> {
   const inputPath = stringFlag(args, 'input');
   let base: Record<string, unknown> = {};
@@ -134,7 +124,7 @@ async function requestBody(args: ParsedArgs): Promise<Record<string, unknown>> {
 }
 
 async function list(argv: readonly string[]): Promise<number> {
-  const args = await parse(argv, helps.list, 'herald webhooks subscribers list', []);
+  const args = await parseCommand(argv, helps.list, 'herald webhooks subscribers list', []);
   if (!args) return ExitCode.ok;
   const json = booleanFlag(args, 'json');
   const query: [string, string][] = [];
@@ -149,7 +139,7 @@ async function list(argv: readonly string[]): Promise<number> {
 }
 
 async function get(argv: readonly string[]): Promise<number> {
-  const args = await parse(argv, helps.get, 'herald webhooks subscribers get', ['id']);
+  const args = await parseCommand(argv, helps.get, 'herald webhooks subscribers get', ['id']);
   if (!args) return ExitCode.ok;
   const json = booleanFlag(args, 'json');
   const endpoint = resourcePath('webhook-subscribers', args.positionals[0] as string);
@@ -160,7 +150,7 @@ async function get(argv: readonly string[]): Promise<number> {
 }
 
 async function create(argv: readonly string[]): Promise<number> {
-  const args = await parse(argv, helps.create, 'herald webhooks subscribers create', []);
+  const args = await parseCommand(argv, helps.create, 'herald webhooks subscribers create', []);
   if (!args) return ExitCode.ok;
   const json = booleanFlag(args, 'json');
   const body = await requestBody(args);
@@ -173,7 +163,7 @@ async function create(argv: readonly string[]): Promise<number> {
 }
 
 async function update(argv: readonly string[]): Promise<number> {
-  const args = await parse(argv, helps.update, 'herald webhooks subscribers update', ['id']);
+  const args = await parseCommand(argv, helps.update, 'herald webhooks subscribers update', ['id']);
   if (!args) return ExitCode.ok;
   const json = booleanFlag(args, 'json');
   const endpoint = resourcePath('webhook-subscribers', args.positionals[0] as string);
@@ -186,7 +176,7 @@ async function update(argv: readonly string[]): Promise<number> {
 }
 
 async function remove(argv: readonly string[]): Promise<number> {
-  const args = await parse(argv, helps.delete, 'herald webhooks subscribers delete', ['id']);
+  const args = await parseCommand(argv, helps.delete, 'herald webhooks subscribers delete', ['id']);
   if (!args) return ExitCode.ok;
   const id = args.positionals[0] as string;
   const instance = activeInstance(openConfigStore());
@@ -196,7 +186,7 @@ async function remove(argv: readonly string[]): Promise<number> {
 }
 
 export async function runDeliveries(argv: readonly string[]): Promise<number> {
-  const args = await parse(argv, helps.deliveries, 'herald webhooks deliveries', ['subscriber']);
+  const args = await parseCommand(argv, helps.deliveries, 'herald webhooks deliveries', ['subscriber']);
   if (!args) return ExitCode.ok;
   const json = booleanFlag(args, 'json');
   const endpoint = resourcePath('webhook-subscribers', args.positionals[0] as string, '/deliveries');
