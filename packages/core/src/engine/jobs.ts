@@ -12,6 +12,7 @@
 import { Agenda } from 'agenda';
 import { MongoBackend } from '@agendajs/mongo-backend';
 import type { Db } from 'mongodb';
+import { SUBSCRIBER_LIMITS } from '../schemas/subscribers.js';
 import type { EngineConfig } from './config.js';
 import type { EngineLogger } from './index.js';
 import type { DeliveryStore } from './store.js';
@@ -48,13 +49,16 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
   const { store, config, logger } = deps;
   let agenda: Agenda | undefined;
 
+  // A claim older than the longest possible lease can no longer be on its way to IN_FLIGHT.
+  const strandedAfterMs = SUBSCRIBER_LIMITS.timeoutMsMax + config.leaseMarginMs;
   const recoverLeases = async (): Promise<number> => {
-    const recovered = await store.recoverExpiredLeases(new Date());
-    if (recovered > 0) {
-      logger.warn({ recovered }, 'returned deliveries with expired leases to PENDING');
-      deps.onRecovered();
-    }
-    return recovered;
+    const now = new Date();
+    const expired = await store.recoverExpiredLeases(now);
+    if (expired > 0) logger.warn({ recovered: expired }, 'returned deliveries with expired leases to PENDING');
+    const stranded = await store.recoverStrandedClaims(now, strandedAfterMs);
+    if (stranded > 0) logger.warn({ recovered: stranded }, 'released deliveries whose claimer died before sending');
+    if (expired + stranded > 0) deps.onRecovered();
+    return expired + stranded;
   };
   let reconcileCursor = new Date(0);
   const reconcileEvents = async (): Promise<number> => {

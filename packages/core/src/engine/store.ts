@@ -203,6 +203,36 @@ export class DeliveryStore {
   }
 
   /**
+   * Rows stranded by a worker that died between inserting its claim and marking the row
+   * IN_FLIGHT: the row is still PENDING, but its incarnation's claim key is taken, so nobody can
+   * claim it. Giving such a row a new `nextAttemptAt` makes a new incarnation (a new claim key).
+   * Only rows overdue by `staleMs` are looked at (the oldest first, where strays sort), and only
+   * when their claim is as old, so a live claimer mid-way is never disturbed.
+   */
+  async recoverStrandedClaims(now: Date, staleMs: number, limit = 500): Promise<number> {
+    const cutoff = new Date(now.getTime() - staleMs);
+    const overdue = await this.collections.deliveries
+      .find({ status: 'PENDING', nextAttemptAt: { $lt: cutoff } })
+      .sort({ nextAttemptAt: 1 })
+      .limit(limit)
+      .toArray();
+    if (overdue.length === 0) return 0;
+    const claims = await this.claims
+      .find({ _id: { $in: overdue.map(claimKey) }, createdAt: { $lt: cutoff } }, { projection: { _id: 1 } })
+      .toArray();
+    const stale = new Set(claims.map((claim) => claim._id));
+    const stranded = overdue.filter((row) => stale.has(claimKey(row)));
+    if (stranded.length === 0) return 0;
+    const result = await this.lane.run(() =>
+      this.collections.deliveries.updateMany(
+        { $or: stranded.map((row) => ({ _id: row._id, status: 'PENDING' as DeliveryStatus, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt })) },
+        { $set: { nextAttemptAt: now, updatedAt: now } },
+      ),
+    );
+    return result.modifiedCount;
+  }
+
+  /**
    * Events left DISPATCHED although every row is terminal: a worker died between writing its
    * outcomes and re-aggregating their events. Walks DISPATCHED events not touched recently, a page
    * at a time from `after` (a cursor the caller keeps), and re-aggregates them.

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { openTestDatabase, type TestDatabase } from '../../../../test/support/mongo.js';
 import { resolveConfig } from '../../src/engine/config.js';
 import { createMaintenance, JOB_NAMES, type Maintenance } from '../../src/engine/jobs.js';
-import { DeliveryStore } from '../../src/engine/store.js';
+import { claimKey, DeliveryStore } from '../../src/engine/store.js';
 import type { DeliveryDocument, EventDocument } from '../../src/storage/documents.js';
 import { silentLogger } from '../../src/logger.js';
 import { eventually } from './support/harness.js';
@@ -68,6 +68,29 @@ test('Agenda runs lease recovery: an expired IN_FLIGHT row goes back to PENDING,
   // `every` keeps one job document per name, however many replicas scheduled it.
   const jobs = database.db.collection<{ name: string }>('herald_jobs');
   expect(await jobs.countDocuments({ name: JOB_NAMES.recoverLeases })).toBe(1);
+});
+
+test('a row whose claimer died before marking it IN_FLIGHT is released, a fresh claim is left alone', async () => {
+  const longAgo = new Date(Date.now() - 10 * 60_000);
+  const stranded = row('stranded', 'e-claim', { nextAttemptAt: longAgo, attempts: 1 });
+  const busy = row('busy', 'e-claim', { nextAttemptAt: longAgo });
+  const backlogged = row('backlogged', 'e-claim', { nextAttemptAt: longAgo });
+  await store.collections.deliveries.insertMany([stranded, busy, backlogged]);
+  await store.claims.insertMany([
+    { _id: claimKey(stranded), deliveryId: 'stranded', owner: 'killed-worker', createdAt: longAgo },
+    { _id: claimKey(busy), deliveryId: 'busy', owner: 'live-worker', createdAt: new Date() },
+  ]);
+
+  const released = await maintenance().recoverLeases();
+
+  expect(released).toBe(1);
+  const after = await store.collections.deliveries.findOne({ _id: 'stranded' });
+  expect(after).toMatchObject({ status: 'PENDING', attempts: 1 });
+  expect(after!.nextAttemptAt!.getTime()).toBeGreaterThan(longAgo.getTime());
+  // Its new incarnation can be claimed again; the others keep theirs.
+  expect(await store.claim([after!], 'next-worker', new Date(), () => 60_000)).toHaveLength(1);
+  expect((await store.collections.deliveries.findOne({ _id: 'busy' }))!.nextAttemptAt).toEqual(longAgo);
+  expect((await store.collections.deliveries.findOne({ _id: 'backlogged' }))!.nextAttemptAt).toEqual(longAgo);
 });
 
 test('reconciliation settles an event a dead worker left DISPATCHED', async () => {
