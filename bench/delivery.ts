@@ -217,18 +217,23 @@ async function publishOne(herald: Herald, i: number, expected: Set<string>, publ
   for (const delivery of event.deliveries) expected.add(delivery.deliveryId);
 }
 
+/** Publishes `count` events with PUBLISH_CONCURRENCY publishers at once. */
+async function publishMany(herald: Herald, count: number, expected: Set<string>, publishedAt: Map<string, number>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: PUBLISH_CONCURRENCY }, async () => {
+      while (next < count) await publishOne(herald, next++, expected, publishedAt);
+    }),
+  );
+}
+
 async function fanOut(herald: Herald, sink: Sink, events: number, name: string): Promise<ScenarioResult> {
   const log = new ReceiptLog(sink);
   await log.start();
   const expected = new Set<string>();
   const publishedAt = new Map<string, number>();
   const m = meter();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: PUBLISH_CONCURRENCY }, async () => {
-      while (next < events) await publishOne(herald, next++, expected, publishedAt);
-    }),
-  );
+  await publishMany(herald, events, expected, publishedAt);
   const publishSeconds = m.elapsedMs() / 1000;
   await waitForAll(log, expected, TIMEOUT_MS);
   return summarize(name, log, expected, publishedAt, m, { publishSeconds: round(publishSeconds) });
@@ -266,12 +271,7 @@ async function failingThenRecovering(herald: Herald, sink: Sink): Promise<Scenar
   const expected = new Set<string>();
   const publishedAt = new Map<string, number>();
   const m = meter();
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: PUBLISH_CONCURRENCY }, async () => {
-      while (next < FAIL_EVENTS) await publishOne(herald, next++, expected, publishedAt);
-    }),
-  );
+  await publishMany(herald, FAIL_EVENTS, expected, publishedAt);
   // Let first attempts (and some retries) run into the failing sink, then recover it.
   const failingUntil = Date.now() + Math.max(3_000, m.elapsedMs());
   while (Date.now() < failingUntil) {
