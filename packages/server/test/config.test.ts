@@ -5,20 +5,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseDuration } from '../src/config/duration.js';
-import { HostConfigError, loadConfig } from '../src/config/load.js';
+import { loadConfig } from '../src/config/load.js';
+import { problemsOf } from './support/config-problems.js';
 
 const MONGO = { HERALD_MONGODB_URI: 'mongodb://127.0.0.1:27017/' };
 const key = () => randomBytes(32).toString('base64');
-
-function problemsOf(action: () => unknown): string[] {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof HostConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a HostConfigError');
-}
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTestDatabase, type TestDatabase } from '../../../test/support/mongo.js';
 import { TOKENS_COLLECTION } from '../src/auth/token-store.js';
-import { HostConfigError, loadConfig } from '../src/config/load.js';
+import { loadConfig } from '../src/config/load.js';
+import { problemsOf } from './support/config-problems.js';
 import { startTestHost } from './support/test-host.js';
 
 const MONGO = { HERALD_MONGODB_URI: 'mongodb://127.0.0.1:27017/' };
@@ -19,16 +20,6 @@ function seedFile(content: unknown): string {
   const file = join(dir, `seed-${randomBytes(4).toString('hex')}.json`);
   writeFileSync(file, typeof content === 'string' ? content : JSON.stringify(content), { mode: 0o600 });
   return file;
-}
-
-function problemsOf(action: () => unknown): string[] {
-  try {
-    action();
-  } catch (error) {
-    if (error instanceof HostConfigError) return error.problems;
-    throw error;
-  }
-  throw new Error('expected a HostConfigError');
 }
 
 beforeAll(() => {
