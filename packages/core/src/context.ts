@@ -1,12 +1,17 @@
 // What every service of core shares: storage, crypto, catalog, clock, and the engine's fast path.
 import type { SecretBox } from './crypto/secret-box.js';
 import type { EngineLogger } from './engine/index.js';
+import type { FastPath } from './engine/fast-path.js';
 import type { Catalog } from './events/catalog.js';
 import type { Collections } from './storage/collections.js';
+import type { StoreCompat } from './storage/compat.js';
+import type { SubscriberDirectory } from './subscribers/directory.js';
 import type { PrincipalDirectory, SigningProfile } from './types.js';
 
 export interface CoreContext {
   collections: Collections;
+  compat: StoreCompat;
+  directory: SubscriberDirectory;
   secretBox: SecretBox;
   catalog: Catalog;
   signingProfile: SigningProfile;
@@ -15,8 +20,8 @@ export interface CoreContext {
   now(): Date;
   /** How long a replaced secret keeps signing (DeliveryOptions.secretRotationOverlapMs). */
   secretRotationOverlapMs: number;
-  /** Tells the engine that these rows were just written as PENDING (fast path). */
-  notifyEngine(deliveryIds: string[]): void;
+  /** The local engine's fast path (a no-op one when the engine does not run here). */
+  engine: FastPath;
 }
 
 export const DEFAULT_SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;

@@ -5,16 +5,19 @@ import { createSecretBox } from './crypto/secret-box.js';
 import { createDeliveryService } from './deliveries/service.js';
 import { createDeliveryEngine, type DeliveryEngine, type EngineDeps } from './engine/index.js';
 import { createCatalog } from './events/catalog.js';
-import { completePendingFanOuts } from './events/fan-out.js';
+import { payloadOf } from './events/fan-out.js';
+import { completeInterruptedFanOuts } from './events/fan-out-recovery.js';
 import { createEventService } from './events/service.js';
 import { silentLogger } from './logger.js';
 import { collectionsFor, DEFAULT_COLLECTION_PREFIX, type Collections } from './storage/collections.js';
 import { ConfigError } from './errors/index.js';
+import { detectStoreCompat, type StoreCompat } from './storage/compat.js';
 import { ensureIndexes } from './storage/indexes.js';
+import { createSubscriberDirectory } from './subscribers/directory.js';
 import { createSubscriberService } from './subscribers/service.js';
 import type { Herald, HeraldOptions, MongoConnection } from './types.js';
 
-/** Events PENDING for longer than this are not a publish in progress but an interrupted one. */
+/** An event this old with fewer rows than it planned is not a publish in progress but an interrupted one. */
 export const PENDING_FAN_OUT_GRACE_MS = 30_000;
 
 async function connect(mongo: MongoConnection): Promise<{ db: Db; ownedClient: MongoClient | undefined }> {
@@ -50,7 +53,9 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const logger = options.logger ?? silentLogger;
   const signingProfile = options.signingProfile ?? 'standard';
 
+  let compat: StoreCompat;
   try {
+    compat = await detectStoreCompat(db, options.storeCompat);
     await ensureIndexes(collections);
     await assertSecretsReadable(collections, secretBox.keyIds);
   } catch (error) {
@@ -58,10 +63,12 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     throw error;
   }
 
-  // The context only calls the engine's notify() after createHerald has returned, by which time
+  // The context only calls the engine after createHerald has returned, by which time
   // `deliveryEngine` (declared below) exists.
   const context: CoreContext = {
     collections,
+    compat,
+    directory: createSubscriberDirectory(collections),
     secretBox,
     catalog,
     signingProfile,
@@ -69,19 +76,25 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     logger,
     now: options.now ?? (() => new Date()),
     secretRotationOverlapMs: options.delivery?.secretRotationOverlapMs ?? DEFAULT_SECRET_ROTATION_OVERLAP_MS,
-    notifyEngine: (deliveryIds) => deliveryEngine.notify(deliveryIds),
+    engine: {
+      admit: (requests, now) => deliveryEngine.admit(requests, now),
+      dispatch: (admission, items) => deliveryEngine.dispatch(admission, items),
+      release: (admission) => deliveryEngine.release(admission),
+      notify: () => deliveryEngine.notify(),
+    },
   };
 
   const completePending = () =>
-    completePendingFanOuts(context, new Date(context.now().getTime() - PENDING_FAN_OUT_GRACE_MS));
+    completeInterruptedFanOuts(context, new Date(context.now().getTime() - PENDING_FAN_OUT_GRACE_MS));
   const deps: EngineDeps = {
     db,
     prefix,
     signingProfile,
     options: options.delivery ?? {},
     logger,
+    compat,
     openSecret: (sealed) => secretBox.open(sealed),
-    // Not (yet) part of EngineDeps: for the engine's periodic job that finishes interrupted fan-outs.
+    payloadOf: (event) => payloadOf(context, event),
     completePendingFanOuts: completePending,
   };
   const deliveryEngine: DeliveryEngine = (options.engineFactory ?? createDeliveryEngine)(deps);

@@ -60,6 +60,11 @@ export interface HeraldOptions {
   principals?: PrincipalDirectory;
   delivery?: DeliveryOptions;
   /** Default 'herald_'. */
+  /**
+   * Store-compatibility mode (storage/compat.ts): 'auto' (default) detects FerretDB v1 from
+   * `buildInfo`; 'mongodb' or 'ferretdb-v1' forces one.
+   */
+  storeCompat?: 'auto' | 'mongodb' | 'ferretdb-v1';
   collectionPrefix?: string;
   logger?: HeraldLogger;
   /** Clock, for tests. Default `() => new Date()`. */

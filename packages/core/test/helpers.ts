@@ -2,6 +2,9 @@
 // engine in place of the delivery engine (delivery itself is tested under test/engine).
 import { randomBytes } from 'node:crypto';
 import type { DeliveryEngine, EngineDeps } from '../src/engine/index.js';
+import { NO_FAST_PATH } from '../src/engine/fast-path.js';
+import { storeCompat } from '../src/storage/compat.js';
+import { createSubscriberDirectory } from '../src/subscribers/directory.js';
 import { createHerald } from '../src/index.js';
 import type { Herald, HeraldOptions } from '../src/index.js';
 import type { CoreContext } from '../src/context.js';
@@ -12,18 +15,23 @@ import { collectionsFor } from '../src/storage/collections.js';
 import { openTestDatabase, type TestDatabase } from '../../../test/support/mongo.js';
 
 export interface RecordingEngine extends DeliveryEngine {
-  notified: string[][];
+  /** How often rows were made due (notify). */
+  notified: number;
   deps: EngineDeps | undefined;
 }
 
+/** An engine that takes no fresh rows (they are written PENDING) and only counts notifications. */
 export function recordingEngine(): RecordingEngine {
   let running = false;
   const engine: RecordingEngine = {
-    notified: [],
+    notified: 0,
     deps: undefined,
     async start() { running = true; },
     async stop() { running = false; },
-    notify(ids) { engine.notified.push([...ids]); },
+    admit: (requests, now) => NO_FAST_PATH.admit(requests, now),
+    dispatch: () => undefined,
+    release: () => undefined,
+    notify() { engine.notified += 1; },
     get running() { return running; },
     metrics: () => ({ inFlight: 0, delivered: 0, failed: 0, retried: 0 }),
   };
@@ -69,8 +77,11 @@ export async function openTestHerald(prefix: string, options: Partial<HeraldOpti
 
 /** A CoreContext over the same database and keys as `t.herald`, to drive internal modules directly. */
 export function coreContextFor(t: TestHerald): CoreContext {
+  const collections = collectionsFor(t.database.db, t.options.collectionPrefix ?? 'herald_');
   return {
-    collections: collectionsFor(t.database.db, t.options.collectionPrefix ?? 'herald_'),
+    collections,
+    compat: t.engine.deps?.compat ?? storeCompat('mongodb'),
+    directory: createSubscriberDirectory(collections),
     secretBox: createSecretBox(t.options.masterKeys),
     catalog: createCatalog(t.options.eventTypes),
     signingProfile: t.options.signingProfile ?? 'standard',
@@ -78,7 +89,7 @@ export function coreContextFor(t: TestHerald): CoreContext {
     logger: silentLogger,
     now: () => new Date(),
     secretRotationOverlapMs: 1000,
-    notifyEngine: (ids) => t.engine.notify(ids),
+    engine: t.engine,
   };
 }
 

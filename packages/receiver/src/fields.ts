@@ -1,6 +1,6 @@
 // Field encryption (DECISIONS §6): HKDF-SHA3-256 key per secret and profile, AES-256-GCM per
 // field with a fresh 12-byte IV, 16-byte tag, no AAD, standard base64 with padding.
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
 import { WebhookVerificationError } from './errors.js';
 import { FIELD_ENCRYPTION_INFO, type SigningProfile } from './profiles.js';
 
@@ -28,8 +28,11 @@ export function encryptField(value: string, secret: string, profile: SigningProf
   return encryptWithKey(value, deriveFieldKey(secret, profile), iv);
 }
 
-/** Same as encryptField with a key already derived (publish encrypts several fields per subscriber). */
-export function encryptWithKey(value: string, key: Uint8Array, iv: Uint8Array = randomBytes(IV_BYTES)): EncryptedField {
+/**
+ * Same as encryptField with a key already derived — as bytes, or as a KeyObject prepared once by a
+ * sender that encrypts many fields under it.
+ */
+export function encryptWithKey(value: string, key: Uint8Array | KeyObject, iv: Uint8Array = randomBytes(IV_BYTES)): EncryptedField {
   if (iv.length !== IV_BYTES) throw new RangeError(`the IV must be ${IV_BYTES} bytes`);
   const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
   const ciphertext = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);

@@ -1,6 +1,6 @@
 // Request headers of one delivery attempt, per profile (DECISIONS §6, names exactly).
 import { API_PORTAL_HEADERS, STANDARD_HEADERS } from './profiles.js';
-import { signApiPortal, signStandard, type Body } from './sign.js';
+import { signApiPortal, signStandard, type Body, type SigningSecret } from './sign.js';
 
 export const DEFAULT_USER_AGENT = 'Herald/0.1.0';
 
@@ -13,7 +13,7 @@ export interface StandardHeaderInput {
   timestamp: number;
   body: Body;
   /** Current secret first, then unexpired previous ones; empty → no signature header. */
-  secrets: readonly string[];
+  secrets: readonly SigningSecret[];
   userAgent?: string;
 }
 
@@ -44,7 +44,7 @@ export interface ApiPortalHeaderInput {
   timestamp: number;
   body: Body;
   /** The subscriber's secret; without one the signature header is omitted. */
-  secret?: string | undefined;
+  secret?: SigningSecret | undefined;
   userAgent?: string;
 }
 

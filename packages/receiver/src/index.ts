@@ -8,7 +8,7 @@ export {
   STANDARD_HEADERS,
   type SigningProfile,
 } from './profiles.js';
-export { signApiPortal, signStandard, standardSigningKey, unixSeconds, type Body } from './sign.js';
+export { signApiPortal, signStandard, standardSigningKey, unixSeconds, type Body, type SigningSecret } from './sign.js';
 export {
   buildApiPortalHeaders,
   buildStandardHeaders,

@@ -7,9 +7,9 @@ import type {
 } from '../schemas/index.js';
 import type { AttemptRecord, DeliveryDocument } from '../storage/documents.js';
 
-/** A delivery row without its heavy fields (body, attempt history): what list reads load. */
-export type DeliveryRowSummary = Omit<DeliveryDocument, 'body' | 'attemptHistory'>;
-export const SUMMARY_PROJECTION = { body: 0, attemptHistory: 0 } as const;
+/** A delivery row as list reads load it. */
+export type DeliveryRowSummary = Omit<DeliveryDocument, 'settledBy'>;
+export const SUMMARY_PROJECTION = { settledBy: 0 } as const;
 
 function iso(date: Date | null | undefined): string | null {
   return date ? date.toISOString() : null;
@@ -53,13 +53,13 @@ export function toAttempt(record: AttemptRecord): DeliveryAttempt {
   };
 }
 
-export function toEventDeliveryDetail(row: DeliveryDocument): WebhookEventDeliveryDetail {
+export function toEventDeliveryDetail(row: DeliveryDocument, history: readonly AttemptRecord[]): WebhookEventDeliveryDetail {
   return {
     ...toEventDelivery(row),
     attempts: row.attempts,
     nextAttemptAt: iso(row.nextAttemptAt),
     encryptedFields: row.encryptedFields,
     createdAt: row.createdAt.toISOString(),
-    attemptHistory: (row.attemptHistory ?? []).map(toAttempt),
+    attemptHistory: history.map(toAttempt),
   };
 }

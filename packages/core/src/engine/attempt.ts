@@ -1,47 +1,52 @@
 // One attempt of one delivery, as pure functions: what to send (headers per profile, secrets in
 // rotation) and what to write back (the row's new state and its attempt record).
 import { buildApiPortalHeaders, buildStandardHeaders, unixSeconds } from '@herald/receiver';
-import type { AttemptRecord, DeliveryDocument, SealedSecret, SubscriberDocument } from '../storage/documents.js';
+import type { KeyObject } from 'node:crypto';
+import type { AttemptRecord, DeliveryDocument, SubscriberDocument } from '../storage/documents.js';
+import type { KeyCache } from './keys.js';
 import type { OutgoingRequest, SendResult } from './http/sender.js';
 import type { Verdict } from './outcome.js';
 
 export type SigningProfile = 'standard' | 'api-portal';
 
 /**
- * Secrets that sign an attempt: the current one, then (standard profile only, which can carry
- * several signatures) previous ones whose overlap has not expired.
+ * Keys that sign an attempt: the current secret's, then (standard profile only, which can carry
+ * several signatures) previous ones whose overlap has not expired. Sensitive fields are encrypted
+ * with the current secret's field key, so what a receiver decrypts with matches what it verifies.
  */
-export function signingSecrets(
+export function attemptKeys(
   subscriber: Pick<SubscriberDocument, 'secret' | 'previousSecrets'>,
   profile: SigningProfile,
   now: Date,
-  open: (sealed: SealedSecret) => string,
-): string[] {
-  const secrets = subscriber.secret ? [open(subscriber.secret)] : [];
+  keys: KeyCache,
+): { signing: KeyObject[]; field: KeyObject | undefined } {
+  const current = subscriber.secret ? keys.keysOf(subscriber.secret) : undefined;
+  const signing = current ? [current.signing] : [];
   if (profile === 'standard') {
     for (const previous of subscriber.previousSecrets ?? []) {
-      if (previous.expiresAt.getTime() > now.getTime()) secrets.push(open(previous.secret));
+      if (previous.expiresAt.getTime() > now.getTime()) signing.push(keys.keysOf(previous.secret).signing);
     }
   }
-  return secrets;
+  return { signing, field: current?.field };
 }
 
 export function buildOutgoing(input: {
-  row: Pick<DeliveryDocument, '_id' | 'eventId' | 'eventType' | 'body' | 'attempts' | 'targetUrl'>;
+  row: Pick<DeliveryDocument, '_id' | 'eventId' | 'eventType' | 'attempts' | 'targetUrl' | 'subscriberId'>;
   subscriber: Pick<SubscriberDocument, 'targetUrl' | 'timeoutMs'>;
-  secrets: readonly string[];
+  signing: readonly KeyObject[];
+  body: string;
   profile: SigningProfile;
   now: Date;
   userAgent: string;
 }): OutgoingRequest {
-  const { row, subscriber, secrets, profile, userAgent } = input;
+  const { row, subscriber, signing, body, profile, userAgent } = input;
   const timestamp = unixSeconds(input.now);
   const headers =
     profile === 'standard'
-      ? buildStandardHeaders({ eventId: row.eventId, deliveryId: row._id, attempt: row.attempts + 1, timestamp, body: row.body, secrets, userAgent })
-      : buildApiPortalHeaders({ eventType: row.eventType, eventId: row.eventId, deliveryId: row._id, timestamp, body: row.body, secret: secrets[0], userAgent });
+      ? buildStandardHeaders({ eventId: row.eventId, deliveryId: row._id, attempt: row.attempts + 1, timestamp, body, secrets: signing, userAgent })
+      : buildApiPortalHeaders({ eventType: row.eventType, eventId: row.eventId, deliveryId: row._id, timestamp, body, secret: signing[0], userAgent });
   // The subscriber's current URL wins over the one copied at publish time: an edited URL is a fix.
-  return { url: subscriber.targetUrl || row.targetUrl, headers, body: row.body, timeoutMs: subscriber.timeoutMs };
+  return { url: subscriber.targetUrl || row.targetUrl, headers, body, timeoutMs: subscriber.timeoutMs, poolKey: row.subscriberId };
 }
 
 export function attemptRecord(attempt: number, startedAt: Date, result: SendResult): AttemptRecord {
@@ -69,17 +74,17 @@ export function attemptRecord(attempt: number, startedAt: Date, result: SendResu
 
 /** The $set of a row after an attempt. The caller conditions the write on still owning the lease. */
 export function outcomeFields(input: {
-  row: Pick<DeliveryDocument, 'attempts' | 'attemptHistory'>;
+  row: Pick<DeliveryDocument, 'attempts' | 'leaseOwner'>;
   record: AttemptRecord;
   verdict: Verdict;
   now: Date;
-  historyLimit: number;
+  encryptedFields: string[];
 }): Partial<DeliveryDocument> {
   const { row, record, verdict, now } = input;
-  const attemptHistory = [...row.attemptHistory, record].slice(-input.historyLimit);
   const common = {
     attempts: row.attempts + 1,
-    attemptHistory,
+    encryptedFields: input.encryptedFields,
+    settledBy: row.leaseOwner ?? null,
     lastAttemptAt: record.startedAt,
     lastHttpStatus: record.httpStatus,
     leaseOwner: null,
@@ -102,6 +107,6 @@ function describe(record: AttemptRecord, reason: string): string {
 }
 
 /** A row whose subscriber was disabled or deleted after publish is cancelled, never sent. */
-export function cancelledFields(reason: string, now: Date): Partial<DeliveryDocument> {
-  return { status: 'FAILED', lastError: reason, nextAttemptAt: null, leaseOwner: null, leaseUntil: null, updatedAt: now };
+export function cancelledFields(row: Pick<DeliveryDocument, 'leaseOwner'>, reason: string, now: Date): Partial<DeliveryDocument> {
+  return { status: 'FAILED', lastError: reason, nextAttemptAt: null, leaseOwner: null, leaseUntil: null, settledBy: row.leaseOwner ?? null, updatedAt: now };
 }

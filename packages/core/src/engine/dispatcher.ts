@@ -1,17 +1,32 @@
-// The hot path. Rows reach it two ways: notify(ids) right after publish (fast path: no poll
-// wait) and a short-interval poll for rows written elsewhere or due for a retry. It claims only
-// as many rows as it has free slots (global and per subscriber), sends them concurrently over
-// the shared sender, and writes outcomes back in batches (one bulkWrite per batch, then one
-// re-aggregation of the touched events), so database round trips per delivery stay low.
+// The hot path, pipelined: claiming, sending and recording overlap, and none waits for another.
+//
+// Rows arrive two ways. Fresh rows come from the publisher in memory, already IN_FLIGHT under a
+// token of ours (fast-path.ts): no read, no claim. Everything else — rows written when we had no
+// slot, due retries, rows recovered from a dead worker, rows written by other replicas — is found by
+// the poll in due order. The fast path may fill at most `FAST_PATH_SHARE` of the slots, so the poll
+// always has room and due retries are never starved by fresh work.
+//
+// Per subscriber at most `perSubscriberConcurrency` attempts are in flight (a saturated subscriber's
+// rows wait in the store, PENDING, and the poll leaves them out); each subscriber has its own
+// connection pool of that size (http/sender.ts), so one hanging receiver holds only its own slots.
+//
+// Outcomes are group-committed: buffered, and written a batch per command (store.writeOutcomes),
+// with up to `compat.writeConcurrency` batches in flight.
+import { randomUUID } from 'node:crypto';
+import { buildSubscriberBody, type EventPayload } from '../events/payload.js';
+import type { AttemptDocument, DeliveryDocument, EventDocument } from '../storage/documents.js';
+import { attemptKeys, attemptRecord, buildOutgoing, cancelledFields, outcomeFields, type SigningProfile } from './attempt.js';
 import type { Random } from './backoff.js';
-import { attemptRecord, buildOutgoing, cancelledFields, signingSecrets, type SigningProfile } from './attempt.js';
-import { outcomeFields } from './attempt.js';
 import type { EngineConfig } from './config.js';
+import type { Admission, AdmitRequest, DispatchItem, FastPath, SubscriberForSend } from './fast-path.js';
 import type { HttpSender } from './http/sender.js';
 import type { EngineLogger, EngineMetrics } from './index.js';
+import type { KeyCache } from './keys.js';
 import { decide } from './outcome.js';
-import type { DeliveryStore, RowWrite, SubscriberForSend } from './store.js';
-import type { DeliveryDocument, SealedSecret } from '../storage/documents.js';
+import type { DeliveryStore, Outcome } from './store.js';
+
+/** Share of the global slots fresh rows may take without a poll. */
+const FAST_PATH_SHARE = 0.75;
 
 export interface DispatcherDeps {
   store: DeliveryStore;
@@ -20,25 +35,30 @@ export interface DispatcherDeps {
   profile: SigningProfile;
   owner: string;
   logger: EngineLogger;
-  openSecret(sealed: SealedSecret): string;
+  keys: KeyCache;
+  /** The event as an attempt needs it (sensitive values opened). */
+  payloadOf(event: EventDocument): EventPayload;
   now?: () => Date;
   random?: Random;
 }
 
-export class Dispatcher {
-  private readonly hinted = new Set<string>();
+export class Dispatcher implements FastPath {
   private readonly perSubscriber = new Map<string, number>();
-  private readonly outcomes: RowWrite[] = [];
+  /** Slots of admissions whose rows are being written (released by `release` if that fails). */
+  private readonly admitted = new WeakMap<Admission, string[]>();
+  /** Outcomes waiting to be written, each with the release of its slot. */
+  private readonly outcomes: Array<{ outcome: Outcome; release: () => void }> = [];
   private inFlight = 0;
-  private pumping = false;
-  private pumpRequested = false;
-  private rerunPump = false;
-  private deferredWork = false;
-  private pollRequested = true;
-  private flushing: Promise<void> | undefined;
+  private fastInFlight = 0;
+  private tokenSeq = 0;
+  private polling = false;
+  private pollAgain = false;
+  /** The poll stopped short for want of slots: poll again when one frees. */
+  private backlog = false;
+  private flushes = 0;
   private flushScheduled = false;
   private pollTimer: NodeJS.Timeout | undefined;
-  private stopping = false;
+  private accepting = false;
   private idleWaiters: Array<() => void> = [];
   private readonly counters = { delivered: 0, failed: 0, retried: 0 };
   private readonly now: () => Date;
@@ -50,32 +70,20 @@ export class Dispatcher {
   }
 
   start(): void {
-    this.stopping = false;
-    this.pollTimer = setInterval(() => this.requestPoll(), this.deps.config.pollIntervalMs);
+    this.accepting = true;
+    this.pollTimer = setInterval(() => this.notify(), this.deps.config.pollIntervalMs);
     this.pollTimer.unref();
-    this.requestPoll();
-  }
-
-  notify(ids: readonly string[]): void {
-    if (this.stopping) return;
-    for (const id of ids) this.hinted.add(id);
-    this.schedulePump();
-  }
-
-  requestPoll(): void {
-    this.pollRequested = true;
-    this.schedulePump();
+    this.notify();
   }
 
   metrics(): EngineMetrics {
     return { inFlight: this.inFlight, ...this.counters };
   }
 
-  /** Stops claiming; resolves when in-flight attempts are recorded or the bound passes. */
+  /** Stops taking work; resolves when in-flight attempts are recorded or the bound passes. */
   async stop(drainTimeoutMs: number): Promise<boolean> {
-    this.stopping = true;
+    this.accepting = false;
     clearInterval(this.pollTimer);
-    this.hinted.clear();
     const drained = new Promise<void>((resolve) => {
       if (this.isIdle()) resolve();
       else this.idleWaiters.push(resolve);
@@ -87,82 +95,117 @@ export class Dispatcher {
     return result;
   }
 
-  private isIdle(): boolean {
-    return this.inFlight === 0 && this.outcomes.length === 0 && !this.flushing && !this.pumping;
-  }
+  // ── fast path ────────────────────────────────────────────────────────────────────────────────
 
-  private checkIdle(): void {
-    if (!this.isIdle()) return;
-    for (const resolve of this.idleWaiters.splice(0)) resolve();
-  }
-
-  private schedulePump(): void {
-    if (this.pumpRequested) return;
-    this.pumpRequested = true;
-    setImmediate(() => {
-      this.pumpRequested = false;
-      void this.pump();
+  admit(requests: readonly AdmitRequest[], now: Date): Admission {
+    const token = this.newToken();
+    const { concurrency, perSubscriberConcurrency, leaseMarginMs } = this.deps.config;
+    const fastCap = Math.max(1, Math.floor(concurrency * FAST_PATH_SHARE));
+    let longest = 0;
+    const slots: string[] = [];
+    const accepted = requests.map(({ subscriberId, timeoutMs }) => {
+      if (!this.accepting || this.inFlight >= concurrency || this.fastInFlight >= fastCap) return false;
+      if ((this.perSubscriber.get(subscriberId) ?? 0) >= perSubscriberConcurrency) return false;
+      this.occupy(subscriberId, +1);
+      this.fastInFlight += 1;
+      slots.push(subscriberId);
+      longest = Math.max(longest, timeoutMs);
+      return true;
     });
+    const admission = { token, leaseUntil: new Date(now.getTime() + longest + leaseMarginMs), accepted };
+    if (slots.length > 0) this.admitted.set(admission, slots);
+    return admission;
   }
 
-  private freeSlots(): number {
-    return Math.min(this.deps.config.concurrency - this.inFlight, this.deps.config.batchSize);
+  dispatch(admission: Admission, items: readonly DispatchItem[]): void {
+    // From here each slot is released by its attempt.
+    this.admitted.delete(admission);
+    for (const item of items) void this.attempt(item.row, item.subscriber, item.payload, true);
+  }
+
+  /** The rows were not written: give the slots back. */
+  release(admission: Admission): void {
+    for (const subscriberId of this.admitted.get(admission) ?? []) {
+      this.occupy(subscriberId, -1);
+      this.fastInFlight -= 1;
+    }
+    this.admitted.delete(admission);
+    this.checkIdle();
+  }
+
+  notify(): void {
+    if (!this.accepting) return;
+    if (this.polling) {
+      this.pollAgain = true;
+      return;
+    }
+    this.polling = true;
+    setImmediate(() => void this.poll());
+  }
+
+  // ── poll ─────────────────────────────────────────────────────────────────────────────────────
+
+  private async poll(): Promise<void> {
+    try {
+      do {
+        this.pollAgain = false;
+        while (this.accepting) {
+          const free = Math.min(this.deps.config.concurrency - this.inFlight, this.deps.config.batchSize);
+          if (free <= 0) {
+            this.backlog = true;
+            break;
+          }
+          const taken = await this.pollOnce(free);
+          if (taken < free) break; // the store has no more due rows for us right now
+        }
+      } while (this.pollAgain && this.accepting);
+    } catch (error) {
+      this.deps.logger.error({ err: describeError(error) }, 'delivery poll failed; will retry on the next poll');
+    } finally {
+      this.polling = false;
+      this.checkIdle();
+    }
+  }
+
+  /** One batch: find due rows, read what sending them needs, claim, launch. Returns rows found. */
+  private async pollOnce(free: number): Promise<number> {
+    const now = this.now();
+    const found = await this.deps.store.findDue(now, free, this.saturatedSubscribers());
+    const chosen = this.withinSubscriberLimits(found, free);
+    // Rows left out for a busy subscriber are found again once one of its slots frees.
+    if (chosen.length < found.length) this.backlog = true;
+    if (chosen.length === 0) return 0;
+    for (const row of chosen) this.occupy(row.subscriberId, +1);
+    let launched = new Set<string>();
+    try {
+      const { subscribers, events } = await this.deps.store.loadForSend(chosen);
+      const longest = Math.max(0, ...chosen.map((row) => subscribers.get(row.subscriberId)?.timeoutMs ?? 0));
+      const token = this.newToken();
+      const won = await this.deps.store.claim(chosen, token, now, new Date(now.getTime() + longest + this.deps.config.leaseMarginMs));
+      launched = new Set(won.map((row) => row._id));
+      for (const row of won) {
+        const event = events.get(row.eventId);
+        const payload = event ? this.payloadOrUndefined(event) : undefined;
+        void this.attempt(row, subscribers.get(row.subscriberId), payload, false);
+      }
+    } finally {
+      for (const row of chosen) if (!launched.has(row._id)) this.occupy(row.subscriberId, -1);
+    }
+    return found.length;
+  }
+
+  private payloadOrUndefined(event: EventDocument): EventPayload | undefined {
+    try {
+      return this.deps.payloadOf(event);
+    } catch (error) {
+      this.deps.logger.error({ eventId: event._id, err: describeError(error) }, 'the event could not be opened (is its master key configured?)');
+      return undefined;
+    }
   }
 
   private saturatedSubscribers(): string[] {
     const cap = this.deps.config.perSubscriberConcurrency;
     return [...this.perSubscriber].filter(([, count]) => count >= cap).map(([id]) => id);
-  }
-
-  private async pump(): Promise<void> {
-    if (this.pumping) {
-      this.rerunPump = true; // the running pass picks the new work up before it ends
-      return;
-    }
-    this.pumping = true;
-    try {
-      for (;;) {
-        if (this.stopping) break;
-        const free = this.freeSlots();
-        if (free <= 0) break;
-        const now = this.now();
-        let candidates: DeliveryDocument[];
-        let fromPoll = false;
-        if (this.hinted.size > 0) {
-          const ids = [...this.hinted].slice(0, free);
-          ids.forEach((id) => this.hinted.delete(id));
-          candidates = await this.deps.store.findDueByIds(ids, now);
-        } else if (this.pollRequested) {
-          this.pollRequested = false;
-          fromPoll = true;
-          candidates = await this.deps.store.findDue(now, free, this.saturatedSubscribers());
-        } else {
-          break;
-        }
-        const chosen = this.withinSubscriberLimits(candidates, free);
-        // Rows left out for a busy subscriber are found again by a poll once one of its slots frees.
-        if (chosen.length < candidates.length) this.deferredWork = true;
-        if (chosen.length === 0) continue;
-        // Subscribers are read fresh for every batch: a disabled one must not be sent to, and
-        // the lease is sized from each subscriber's own timeout.
-        const subscribers = await this.deps.store.subscribers([...new Set(chosen.map((row) => row.subscriberId))]);
-        const leaseMs = (row: DeliveryDocument): number =>
-          (subscribers.get(row.subscriberId)?.timeoutMs ?? 0) + this.deps.config.leaseMarginMs;
-        const claimed = await this.deps.store.claim(chosen, this.deps.owner, now, leaseMs);
-        this.launch(claimed, subscribers);
-        // A full page from the poll means more rows may be due right now.
-        if (fromPoll && candidates.length >= free) this.pollRequested = true;
-      }
-    } catch (error) {
-      this.deps.logger.error({ err: describeError(error) }, 'delivery dispatcher pass failed; will retry on the next poll');
-    } finally {
-      this.pumping = false;
-      if (this.rerunPump) {
-        this.rerunPump = false;
-        this.schedulePump();
-      }
-      this.checkIdle();
-    }
   }
 
   private withinSubscriberLimits(rows: readonly DeliveryDocument[], free: number): DeliveryDocument[] {
@@ -179,38 +222,47 @@ export class Dispatcher {
     return chosen;
   }
 
-  private launch(rows: readonly DeliveryDocument[], subscribers: ReadonlyMap<string, SubscriberForSend>): void {
-    for (const row of rows) {
-      this.occupy(row.subscriberId, +1);
-      void this.attempt(row, subscribers.get(row.subscriberId));
-    }
-  }
+  // ── one attempt ──────────────────────────────────────────────────────────────────────────────
 
-  private occupy(subscriberId: string, delta: number): void {
-    this.inFlight += delta;
-    const next = (this.perSubscriber.get(subscriberId) ?? 0) + delta;
-    if (next <= 0) this.perSubscriber.delete(subscriberId);
-    else this.perSubscriber.set(subscriberId, next);
-  }
-
-  private async attempt(row: DeliveryDocument, subscriber: SubscriberForSend | undefined): Promise<void> {
+  /**
+   * An attempt holds its slot until its outcome is written, not only while it sends: so at most
+   * `concurrency` attempts can be repeated after a crash, and a subscriber's cap covers them too.
+   */
+  private async attempt(row: DeliveryDocument, subscriber: SubscriberForSend | undefined, payload: EventPayload | undefined, fast: boolean): Promise<void> {
+    let released = false;
+    const release = (): void => {
+      if (released) return;
+      released = true;
+      this.occupy(row.subscriberId, -1);
+      if (fast) this.fastInFlight -= 1;
+      if (this.backlog) {
+        this.backlog = false;
+        this.notify();
+      }
+      this.checkIdle();
+    };
     try {
       if (!subscriber || !subscriber.enabled) {
-        const reason = subscriber ? 'subscriber disabled before the attempt; not sent' : 'subscriber deleted before the attempt; not sent';
+        const reason = subscriber
+          ? 'Cancelled: the subscriber was disabled before this delivery was attempted'
+          : 'Cancelled: the subscriber was deleted before this delivery was attempted';
         this.counters.failed += 1;
-        this.record({ row, fields: cancelledFields(reason, this.now()) });
+        this.record({ row, fields: cancelledFields(row, reason, this.now()) }, release);
         return;
       }
+      // No event to build the body from (its master key is gone): the lease expires and the row is
+      // retried once the key is configured again; the error was logged when the event was opened.
+      if (!payload) return;
       const startedAt = this.now();
-      // The lease was set when the claim began; if slow database calls have eaten into it so
-      // far that this exchange could outlive it, sending now would risk a second worker sending
-      // the same row after recovery. Leave it: recovery returns it to PENDING.
+      // Slow database calls may have eaten into the lease; an exchange that could outlive it risks
+      // a second worker sending the same row after recovery. Leave it to recovery instead.
       if (row.leaseUntil && startedAt.getTime() + subscriber.timeoutMs > row.leaseUntil.getTime()) {
         this.deps.logger.warn({ deliveryId: row._id }, 'lease too short to attempt safely; left for recovery');
         return;
       }
-      const secrets = signingSecrets(subscriber, this.deps.profile, startedAt, this.deps.openSecret);
-      const outgoing = buildOutgoing({ row, subscriber, secrets, profile: this.deps.profile, now: startedAt, userAgent: this.deps.config.userAgent });
+      const keys = attemptKeys(subscriber, this.deps.profile, startedAt, this.deps.keys);
+      const { body, encryptedFields } = buildSubscriberBody(payload, keys.field, this.deps.profile);
+      const outgoing = buildOutgoing({ row, subscriber, signing: keys.signing, body, profile: this.deps.profile, now: startedAt, userAgent: this.deps.config.userAgent });
       const result = await this.deps.sender.send(outgoing);
       const finishedAt = this.now();
       const attemptsMade = row.attempts + 1;
@@ -223,57 +275,87 @@ export class Dispatcher {
       );
       this.counters[verdict.status === 'DELIVERED' ? 'delivered' : verdict.status === 'FAILED' ? 'failed' : 'retried'] += 1;
       const record = attemptRecord(attemptsMade, startedAt, result);
-      this.record({ row, fields: outcomeFields({ row, record, verdict, now: finishedAt, historyLimit: this.deps.config.attemptHistoryLimit }) });
+      const attempt: AttemptDocument = {
+        _id: `${row._id}:${row.leaseOwner ?? 'none'}:${attemptsMade}`,
+        deliveryId: row._id,
+        eventId: row.eventId,
+        subscriberId: row.subscriberId,
+        orgId: row.orgId,
+        ...record,
+      };
+      this.record({ row, fields: outcomeFields({ row, record, verdict, now: finishedAt, encryptedFields }), attempt }, release);
     } catch (error) {
       // Signing or opening a secret failed (e.g. a master key was removed): the lease will expire
       // and the row will be retried; say why once per attempt.
       this.deps.logger.error({ deliveryId: row._id, err: describeError(error) }, 'delivery attempt could not be prepared');
     } finally {
-      this.occupy(row.subscriberId, -1);
-      if (this.deferredWork) {
-        this.deferredWork = false;
-        this.pollRequested = true;
-      }
-      if (this.hinted.size > 0 || this.pollRequested) this.schedulePump();
-      this.checkIdle();
+      // Not recorded (left for lease recovery): nothing to wait for.
+      if (!this.recording.has(release)) release();
     }
   }
 
-  private record(write: RowWrite): void {
-    this.outcomes.push(write);
+  // ── outcomes ─────────────────────────────────────────────────────────────────────────────────
+
+  private readonly recording = new Set<() => void>();
+
+  private record(outcome: Outcome, release: () => void): void {
+    this.outcomes.push({ outcome, release });
+    this.recording.add(release);
     if (this.flushScheduled) return;
     this.flushScheduled = true;
     setImmediate(() => {
       this.flushScheduled = false;
-      void this.flush();
+      this.flush();
     });
   }
 
-  private async flush(): Promise<void> {
-    if (this.flushing) return this.flushing;
-    this.flushing = (async () => {
-      while (this.outcomes.length > 0) {
-        const batch = this.outcomes.splice(0, this.deps.config.batchSize);
-        try {
-          const written = await this.deps.store.writeOutcomes(batch);
-          if (written < batch.length) {
-            this.deps.logger.warn({ lost: batch.length - written }, 'some outcomes were not recorded: their leases had been taken over');
-          }
-          const finishedEvents = batch.filter((write) => write.fields.status === 'DELIVERED' || write.fields.status === 'FAILED').map((write) => write.row.eventId);
-          await this.deps.store.refreshEvents([...new Set(finishedEvents)], this.now());
-        } catch (error) {
+  private flush(): void {
+    while (this.outcomes.length > 0 && this.flushes < this.deps.store.compat.writeConcurrency) {
+      const pending = this.outcomes.splice(0, this.deps.config.batchSize);
+      const batch = pending.map((entry) => entry.outcome);
+      this.flushes += 1;
+      void this.deps.store
+        .writeOutcomes(batch, this.now())
+        .then(({ written }) => {
+          if (written < batch.length) this.deps.logger.warn({ lost: batch.length - written }, 'some outcomes were not recorded: their leases had been taken over');
+        })
+        .catch((error: unknown) => {
           // The rows stay IN_FLIGHT; lease recovery returns them to PENDING and they are resent.
           this.deps.logger.error({ err: describeError(error), rows: batch.length }, 'writing delivery outcomes failed');
-        }
-      }
-    })();
-    try {
-      await this.flushing;
-    } finally {
-      this.flushing = undefined;
-      this.checkIdle();
-      if (this.outcomes.length > 0) void this.flush();
+        })
+        .finally(() => {
+          this.flushes -= 1;
+          for (const { release } of pending) {
+            this.recording.delete(release);
+            release();
+          }
+          this.flush();
+          this.checkIdle();
+        });
     }
+  }
+
+  // ── bookkeeping ──────────────────────────────────────────────────────────────────────────────
+
+  private newToken(): string {
+    this.tokenSeq += 1;
+    return `${this.deps.owner}/${this.tokenSeq}/${randomUUID().slice(0, 8)}`;
+  }
+
+  private occupy(subscriberId: string, delta: number): void {
+    this.inFlight += delta;
+    const next = (this.perSubscriber.get(subscriberId) ?? 0) + delta;
+    if (next <= 0) this.perSubscriber.delete(subscriberId);
+    else this.perSubscriber.set(subscriberId, next);
+  }
+
+  private isIdle(): boolean {
+    return this.inFlight === 0 && this.outcomes.length === 0 && this.flushes === 0 && !this.polling;
+  }
+
+  private checkIdle(): void {
+    if (!this.isIdle()) return;
+    for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
 }
 

@@ -1,17 +1,22 @@
 // Delivery engine entry point. herald.ts creates the engine through createDeliveryEngine and
-// calls start/stop/notify/metrics; everything under src/engine/ belongs to the engine.
+// calls start/stop/metrics; the publisher uses its fast path; everything under src/engine/ belongs
+// to the engine (README.md beside this file has the design).
 //
-//   notify(ids) ─┐                       ┌─ sender (undici, SSRF guard) ─┐
-//   poll timer ──┴─> Dispatcher: claim ──┤                               ├─> batched outcome writes
-//                                        └─ per-subscriber/global caps ──┘    + event re-aggregation
-//   Agenda (cluster-wide): lease recovery · fan-out completion · retention
+//   publish: admit → rows written IN_FLIGHT → dispatch ─┐
+//   poll (timer, notify, freed slots): find due → claim ─┴─> send (per-subscriber pools) ─> group-committed outcomes
+//   Agenda (cluster-wide): lease recovery · fan-out completion · event reconciliation · retention
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Db } from 'mongodb';
+import type { EventPayload } from '../events/payload.js';
+import type { StoreCompat } from '../storage/compat.js';
+import type { EventDocument, SealedSecret } from '../storage/documents.js';
 import { resolveConfig } from './config.js';
 import { Dispatcher } from './dispatcher.js';
+import { NO_FAST_PATH, type FastPath } from './fast-path.js';
 import { createHttpSender, type HttpSender } from './http/sender.js';
 import { createMaintenance } from './jobs.js';
+import { createKeyCache } from './keys.js';
 import { DeliveryStore } from './store.js';
 
 export interface DeliveryOptions {
@@ -55,8 +60,12 @@ export interface EngineDeps {
   signingProfile: 'standard' | 'api-portal';
   options: DeliveryOptions;
   logger: EngineLogger;
+  /** The store-compatibility seam (storage/compat.ts). */
+  compat: StoreCompat;
   /** Decrypts a subscriber secret sealed under the master key. */
-  openSecret(sealed: { keyId: string; iv: string; tag: string; ciphertext: string }): string;
+  openSecret(sealed: SealedSecret): string;
+  /** The event as an attempt needs it (sensitive values opened). */
+  payloadOf(event: EventDocument): EventPayload;
   /** Finishes fan-outs interrupted by a crash (run by a periodic job). */
   completePendingFanOuts?: () => Promise<number>;
   /** Replaces the HTTP sender (tests). */
@@ -70,11 +79,9 @@ export interface EngineMetrics {
   retried: number;
 }
 
-export interface DeliveryEngine {
+export interface DeliveryEngine extends FastPath {
   start(): Promise<void>;
   stop(options?: { drainTimeoutMs?: number }): Promise<void>;
-  /** Fast-path hint: these rows were just written as PENDING. Rows are also found by polling. */
-  notify(deliveryIds: string[]): void;
   readonly running: boolean;
   metrics(): EngineMetrics;
 }
@@ -84,7 +91,8 @@ export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
   const config = resolveConfig(deps.options);
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
-  const store = new DeliveryStore(deps.db, deps.prefix);
+  const store = new DeliveryStore(deps.db, deps.prefix, deps.compat);
+  const keys = createKeyCache(deps.signingProfile, deps.openSecret);
   let sender: HttpSender | undefined;
   let dispatcher: Dispatcher | undefined;
   let running = false;
@@ -99,7 +107,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
     config,
     logger: deps.logger,
     completePendingFanOuts: deps.completePendingFanOuts,
-    onRecovered: () => dispatcher?.requestPoll(),
+    onRecovered: () => dispatcher?.notify(),
   });
 
   return {
@@ -115,7 +123,8 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
           profile: deps.signingProfile,
           owner,
           logger: deps.logger,
-          openSecret: deps.openSecret,
+          keys,
+          payloadOf: deps.payloadOf,
         });
         dispatcher.start();
         await maintenance.start();
@@ -141,9 +150,10 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
       if (!deps.sender) await sender?.close();
       sender = undefined;
     },
-    notify(deliveryIds) {
-      dispatcher?.notify(deliveryIds);
-    },
+    admit: (requests, now) => (dispatcher ?? NO_FAST_PATH).admit(requests, now),
+    dispatch: (admission, items) => (dispatcher ?? NO_FAST_PATH).dispatch(admission, items),
+    release: (admission) => (dispatcher ?? NO_FAST_PATH).release(admission),
+    notify: () => dispatcher?.notify(),
     get running() {
       return running;
     },

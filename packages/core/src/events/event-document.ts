@@ -11,7 +11,7 @@ export interface NewEventParts {
   now: Date;
   idempotencyKey: string | undefined;
   /** The sealed sensitive values, when there are any and they can be sealed. */
-  pendingSensitive: SealedSecret | undefined;
+  sealedSensitive: SealedSecret | undefined;
 }
 
 /** The family of `family.action`: the default aggregate type. */
@@ -34,9 +34,12 @@ export function newEventDocument(parts: NewEventParts): EventDocument {
     // Only the public part of the payload is ever stored in plaintext.
     data: parts.split.publicData,
     sensitiveFields: Object.keys(parts.split.sensitiveValues),
+    subscriberIds: [],
     deliveryCount: 0,
+    openDeliveries: 0,
+    failedDeliveries: 0,
   };
   if (parts.idempotencyKey !== undefined) event.idempotencyKey = parts.idempotencyKey;
-  if (parts.pendingSensitive !== undefined) event.pendingSensitive = parts.pendingSensitive;
+  if (parts.sealedSensitive !== undefined) event.sealedSensitive = parts.sealedSensitive;
   return event;
 }

@@ -1,165 +1,177 @@
-// The fan-out of one event into delivery rows:
-//   1. event inserted PENDING, with pendingSensitive (by publish)
-//   2. event → DISPATCHED, deliveryCount, `fanOutIncomplete: true`   (ALL_DELIVERED, done, if no row)
-//   3. insertMany rows (unordered, duplicates ignored: unique {eventId, subscriberId})
-//   4. event: pendingSensitive and fanOutIncomplete unset
-// Why DISPATCHED before the rows: rows are claimable the moment they are written, and the engine
-// re-aggregates only events that are not PENDING. Were the event still PENDING then, a poller that
-// delivered every row quickly would leave it DISPATCHED forever with all rows terminal.
-// Every step is idempotent, so completeFanOut can redo an interrupted fan-out at any time: it
-// looks for events still PENDING or still marked fanOutIncomplete.
+// The fan-out of one event into delivery rows, in three commands whatever the number of matches:
+//   1. the org's subscriber revision (subscribers/directory.ts; the matches are cached under it)
+//   2. insert the event, already DISPATCHED, with its counters and the matched subscriber ids
+//   3. insert the rows — those the local engine admitted already IN_FLIGHT under its lease
+// and the admitted rows go to the engine in memory (engine/fast-path.ts): nothing is read back.
+//
+// A crash between 2 and 3 leaves an event with fewer rows than `deliveryCount`; the fan-out
+// recovery job (fan-out-recovery.ts) finds such events and writes the missing rows from
+// `subscriberIds`. Rows are unique per {eventId, subscriberId}, so completing twice is harmless.
 import { randomUUID } from 'node:crypto';
 import type { MongoBulkWriteError } from 'mongodb';
 import type { CoreContext } from '../context.js';
+import { EventDeltas, applyEventDeltas, recountEvents } from '../deliveries/event-counters.js';
+import type { Admission, SubscriberForSend } from '../engine/fast-path.js';
 import type { DeliveryStatus } from '../schemas/index.js';
 import { DUPLICATE_KEY, isDuplicateKeyError } from '../storage/collections.js';
-import type { DeliveryDocument, EventDocument, SealedSecret } from '../storage/documents.js';
-import { refreshEventStatus } from '../deliveries/event-status.js';
-import { findMatchingSubscribers } from '../subscribers/match-index.js';
-import { buildSubscriberBody, type SplitData } from './payload.js';
+import type { DeliveryDocument, EventDocument, SealedSecret, SubscriberDocument } from '../storage/documents.js';
+import type { EventPayload, SplitData } from './payload.js';
 
-/** What pendingSensitive holds once opened. */
-export interface PendingSensitive {
+/** What `sealedSensitive` holds once opened. */
+export interface SensitivePart {
   /** Key order of the original `data`. */
   order: string[];
   values: Record<string, unknown>;
 }
 
-export function sealPendingSensitive(context: CoreContext, pending: PendingSensitive): SealedSecret {
-  return context.secretBox.seal(JSON.stringify(pending));
+export function sealSensitive(context: CoreContext, part: SensitivePart): SealedSecret {
+  return context.secretBox.seal(JSON.stringify(part));
 }
 
-function openPendingSensitive(context: CoreContext, event: EventDocument): PendingSensitive {
-  if (!event.pendingSensitive) return { order: Object.keys(event.data), values: {} };
-  return JSON.parse(context.secretBox.open(event.pendingSensitive)) as PendingSensitive;
+/** The event as an attempt needs it, sensitive values opened. */
+export function payloadOf(context: CoreContext, event: EventDocument): EventPayload {
+  const part: SensitivePart = event.sealedSensitive
+    ? (JSON.parse(context.secretBox.open(event.sealedSensitive)) as SensitivePart)
+    : { order: Object.keys(event.data), values: {} };
+  return eventPayload(event, { publicData: event.data, sensitiveValues: part.values }, part.order);
 }
 
-function isOnlyDuplicateKeyErrors(error: unknown): boolean {
+export function eventPayload(event: EventDocument, split: SplitData, order: readonly string[]): EventPayload {
+  return {
+    eventId: event._id,
+    eventType: event.eventType,
+    orgId: event.orgId,
+    aggregateType: event.aggregateType,
+    aggregateId: event.aggregateId,
+    occurredAt: event.occurredAt,
+    split,
+    order,
+  };
+}
+
+export function isOnlyDuplicateKeyErrors(error: unknown): boolean {
   if (isDuplicateKeyError(error)) return true;
   const writeErrors = (error as Partial<MongoBulkWriteError>).writeErrors;
   const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
   return list.length > 0 && list.every((writeError) => writeError.code === DUPLICATE_KEY);
 }
 
-export interface FanOutResult {
+export function newDeliveryRow(
+  event: Pick<EventDocument, '_id' | 'orgId' | 'eventType' | 'occurredAt'>,
+  subscriber: Pick<SubscriberDocument, '_id' | 'handle' | 'targetUrl'>,
+  now: Date,
+  lease?: { token: string; leaseUntil: Date },
+): DeliveryDocument {
+  return {
+    _id: randomUUID(),
+    orgId: event.orgId,
+    eventId: event._id,
+    subscriberId: subscriber._id,
+    subscriberHandle: subscriber.handle,
+    targetUrl: subscriber.targetUrl,
+    eventType: event.eventType,
+    occurredAt: event.occurredAt,
+    status: (lease ? 'IN_FLIGHT' : 'PENDING') as DeliveryStatus,
+    attempts: 0,
+    nextAttemptAt: now,
+    leaseOwner: lease?.token ?? null,
+    leaseUntil: lease?.leaseUntil ?? null,
+    lastHttpStatus: null,
+    lastError: null,
+    lastAttemptAt: null,
+    deliveredAt: null,
+    encryptedFields: [],
+    createdAt: now,
+    updatedAt: now,
+  };
+}
+
+export interface PublishedFanOut {
   event: EventDocument;
-  /** The event's rows: the ones written now, or all stored ones when some already existed. */
   rows: DeliveryDocument[];
 }
 
-/** Runs the fan-out of a PENDING event given its sensitive values. */
-export async function fanOut(context: CoreContext, event: EventDocument, pending: PendingSensitive): Promise<FanOutResult> {
-  const { collections } = context;
-  const subscribers = await findMatchingSubscribers(collections, event.orgId, event.eventType);
-  const split: SplitData = { publicData: event.data, sensitiveValues: pending.values };
+/**
+ * Matches, records the event and its rows, and hands the admitted rows to the engine. Throws the
+ * event insert's duplicate-key error unchanged (an idempotent re-publish; the caller answers it).
+ */
+export async function publishFanOut(context: CoreContext, draft: EventDocument, payload: EventPayload): Promise<PublishedFanOut> {
+  const { collections, compat } = context;
+  const subscribers = await compat.retry(() => context.directory.matching(draft.orgId, draft.eventType));
   const now = context.now();
-  const rows: DeliveryDocument[] = subscribers.map((subscriber) => {
-    const secret = subscriber.secret ? context.secretBox.open(subscriber.secret) : undefined;
-    const { body, encryptedFields } = buildSubscriberBody(
-      {
-        eventId: event._id,
-        eventType: event.eventType,
-        orgId: event.orgId,
-        aggregateType: event.aggregateType,
-        aggregateId: event.aggregateId,
-        occurredAt: event.occurredAt,
-      },
-      split,
-      pending.order,
-      secret,
-      context.signingProfile,
-    );
-    return {
-      _id: randomUUID(),
-      orgId: event.orgId,
-      eventId: event._id,
-      subscriberId: subscriber._id,
-      subscriberHandle: subscriber.handle,
-      targetUrl: subscriber.targetUrl,
-      eventType: event.eventType,
-      occurredAt: event.occurredAt,
-      status: 'PENDING' as DeliveryStatus,
-      attempts: 0,
-      nextAttemptAt: now,
-      leaseOwner: null,
-      leaseUntil: null,
-      lastHttpStatus: null,
-      lastError: null,
-      lastAttemptAt: null,
-      deliveredAt: null,
-      body,
-      encryptedFields,
-      attemptHistory: [],
-      createdAt: now,
-      updatedAt: now,
-    };
-  });
-
-  let storedRows = rows;
-  if (rows.length === 0) {
-    await collections.events.updateOne(
-      { _id: event._id },
-      { $set: { status: 'ALL_DELIVERED', deliveryCount: 0, updatedAt: now }, $unset: { pendingSensitive: '', fanOutIncomplete: '' } },
-    );
-  } else {
-    // Updates by `_id` alone, the one filter FerretDB v1 pushes down (with a second condition it
-    // decodes every event). Only a fan-out moves an event out of PENDING, so no condition is needed.
-    await collections.events.updateOne(
-      { _id: event._id },
-      { $set: { status: 'DISPATCHED', deliveryCount: rows.length, fanOutIncomplete: true, updatedAt: now } },
-    );
-    try {
-      await collections.deliveries.insertMany(rows, { ordered: false });
-    } catch (error) {
-      // A previous, interrupted run already wrote some rows: keep those, they may be in progress.
-      if (!isOnlyDuplicateKeyErrors(error)) throw error;
-      storedRows = await collections.deliveries.find({ eventId: event._id }).toArray();
-    }
-    await collections.events.updateOne(
-      { _id: event._id },
-      { $set: { deliveryCount: storedRows.length }, $unset: { pendingSensitive: '', fanOutIncomplete: '' } },
-    );
+  const admission = context.engine.admit(subscribers.map((s) => ({ subscriberId: s._id, timeoutMs: s.timeoutMs })), now);
+  const rows = subscribers.map((subscriber, index) =>
+    newDeliveryRow(draft, subscriber, now, admission.accepted[index] ? admission : undefined),
+  );
+  const event: EventDocument = {
+    ...draft,
+    status: rows.length > 0 ? 'DISPATCHED' : 'ALL_DELIVERED',
+    subscriberIds: subscribers.map((subscriber) => subscriber._id),
+    deliveryCount: rows.length,
+    openDeliveries: rows.length,
+    failedDeliveries: 0,
+  };
+  try {
+    await compat.retry(() => collections.events.insertOne(event));
+    if (rows.length > 0) await compat.retry(() => collections.deliveries.insertMany(rows, { ordered: false }));
+  } catch (error) {
+    context.engine.release(admission);
+    throw error;
   }
-  const status = storedRows.length === 0 ? 'ALL_DELIVERED' : 'DISPATCHED';
-  const pendingIds = storedRows.filter((row) => row.status === 'PENDING').map((row) => row._id);
-  if (pendingIds.length > 0) context.notifyEngine(pendingIds);
-  const { pendingSensitive: _sealed, fanOutIncomplete: _incomplete, ...dispatched } = event;
-  return { event: { ...dispatched, status, deliveryCount: storedRows.length, updatedAt: now }, rows: storedRows };
+  startDeliveries(context, admission, rows, subscribers, payload);
+  return { event, rows };
 }
 
-/** Whether an event's fan-out has not finished (publish in progress, or interrupted by a crash). */
-export function isFanOutIncomplete(event: Pick<EventDocument, 'status' | 'fanOutIncomplete'>): boolean {
-  return event.status === 'PENDING' || event.fanOutIncomplete === true;
+function startDeliveries(
+  context: CoreContext,
+  admission: Admission,
+  rows: readonly DeliveryDocument[],
+  subscribers: readonly SubscriberForSend[],
+  payload: EventPayload,
+): void {
+  const items = rows.flatMap((row, index) => (admission.accepted[index] ? [{ row, subscriber: subscribers[index]!, payload }] : []));
+  context.engine.dispatch(admission, items);
+  if (items.length < rows.length) context.engine.notify();
 }
 
 /**
- * Finishes an interrupted fan-out, then re-aggregates the event from its rows (some may have been
- * delivered meanwhile). No-op for an event whose fan-out is complete. Returns whether it did work.
+ * Writes the rows an interrupted fan-out did not write (from the subscribers recorded on the
+ * event). A subscriber deleted or disabled since gets its row FAILED as cancelled, so the event's
+ * counters still add up. Returns how many rows were written.
  */
-export async function completeFanOut(context: CoreContext, eventId: string): Promise<boolean> {
-  const event = await context.collections.events.findOne({ _id: eventId });
-  if (!event || !isFanOutIncomplete(event)) return false;
-  await fanOut(context, event, openPendingSensitive(context, event));
-  await refreshEventStatus(context.collections, eventId, context.now());
-  return true;
-}
-
-/** Completes every unfinished fan-out of an event created before `createdBefore` (older ones are not in progress). */
-export async function completePendingFanOuts(context: CoreContext, createdBefore: Date): Promise<number> {
-  const stuck = await context.collections.events
-    .find(
-      { $or: [{ status: 'PENDING' }, { fanOutIncomplete: true }], createdAt: { $lt: createdBefore } },
-      { projection: { _id: 1 } },
-    )
-    .toArray();
-  let completed = 0;
-  for (const { _id } of stuck) {
-    try {
-      if (await completeFanOut(context, _id)) completed++;
-    } catch (error) {
-      context.logger.error({ eventId: _id, code: (error as { code?: unknown }).code }, 'completing a pending fan-out failed');
+export async function completeFanOut(context: CoreContext, event: EventDocument): Promise<number> {
+  const { collections, compat } = context;
+  const planned = event.subscriberIds ?? [];
+  if (planned.length === 0) return 0;
+  const existing = await compat.retry(() =>
+    collections.deliveries.find({ eventId: event._id }, { projection: { subscriberId: 1 } }).toArray(),
+  );
+  const have = new Set(existing.map((row) => row.subscriberId));
+  const missing = planned.filter((id) => !have.has(id));
+  if (missing.length === 0) return 0;
+  const found = await compat.retry(() => collections.subscribers.find({ _id: { $in: missing } }).toArray());
+  const byId = new Map(found.map((subscriber) => [subscriber._id, subscriber]));
+  const now = context.now();
+  const deltas = new EventDeltas();
+  const rows = missing.map((id) => {
+    const subscriber = byId.get(id);
+    const row = newDeliveryRow(event, subscriber ?? { _id: id, handle: id, targetUrl: '' }, now);
+    if (!subscriber?.enabled) {
+      row.status = 'FAILED';
+      row.nextAttemptAt = null;
+      row.lastError = subscriber ? 'Cancelled: the subscriber was disabled before this delivery was attempted' : 'Cancelled: the subscriber was deleted before this delivery was attempted';
+      deltas.add(event._id, { open: -1, failed: 1 });
     }
+    return row;
+  });
+  try {
+    await compat.retry(() => collections.deliveries.insertMany(rows, { ordered: false }));
+    await applyEventDeltas(collections, compat, deltas, now);
+  } catch (error) {
+    // Another replica completed the same fan-out at the same time: its rows stand; count afresh.
+    if (!isOnlyDuplicateKeyErrors(error)) throw error;
+    await recountEvents(collections, compat, [event._id], now);
   }
-  if (completed > 0) context.logger.warn({ completed }, 'completed fan-outs interrupted by a crash or a failed publish');
-  return completed;
+  context.engine.notify();
+  return rows.length;
 }

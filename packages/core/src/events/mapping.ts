@@ -2,7 +2,10 @@
 import type { DeliveryRowSummary } from '../deliveries/mapping.js';
 import { toEventDelivery, toEventDeliveryDetail } from '../deliveries/mapping.js';
 import type { WebhookEvent, WebhookEventDetail } from '../schemas/index.js';
-import type { DeliveryDocument, EventDocument } from '../storage/documents.js';
+import type { AttemptDocument, DeliveryDocument, EventDocument } from '../storage/documents.js';
+
+/** Attempts shown per row; older ones stay stored. */
+const ATTEMPT_HISTORY_MAX = 50;
 
 function eventFields(event: EventDocument) {
   return {
@@ -25,6 +28,16 @@ export function toWebhookEvent(event: EventDocument, rows: readonly DeliveryRowS
   return { ...eventFields(event), deliveries: byCreation(rows).map(toEventDelivery) };
 }
 
-export function toWebhookEventDetail(event: EventDocument, rows: readonly DeliveryDocument[]): WebhookEventDetail {
-  return { ...eventFields(event), deliveries: byCreation(rows).map(toEventDeliveryDetail) };
+/** The full event: every row with its attempt history (oldest attempt first, the last 50 kept per row). */
+export function toWebhookEventDetail(event: EventDocument, rows: readonly DeliveryDocument[], attempts: readonly AttemptDocument[]): WebhookEventDetail {
+  const byDelivery = new Map<string, AttemptDocument[]>();
+  for (const attempt of attempts) {
+    const list = byDelivery.get(attempt.deliveryId) ?? [];
+    list.push(attempt);
+    byDelivery.set(attempt.deliveryId, list);
+  }
+  return {
+    ...eventFields(event),
+    deliveries: byCreation(rows).map((row) => toEventDeliveryDetail(row, (byDelivery.get(row._id) ?? []).slice(-ATTEMPT_HISTORY_MAX))),
+  };
 }

@@ -1,6 +1,7 @@
 // Splitting an event's data into what may be stored and what must be encrypted, and building each
 // subscriber's body. Pure (randomness of IVs aside).
-import { buildApiPortalBody, buildStandardBody, deriveFieldKey, encryptWithKey } from '@herald/receiver';
+import type { KeyObject } from 'node:crypto';
+import { buildApiPortalBody, buildStandardBody, encryptWithKey } from '@herald/receiver';
 import type { SigningProfile } from '../types.js';
 
 export interface SplitData {
@@ -39,21 +40,23 @@ export interface SubscriberBody {
   encryptedFields: string[];
 }
 
+/** What an attempt needs of its event to build the body: the public data and the sensitive values. */
+export interface EventPayload extends EventForBody {
+  split: SplitData;
+  /** Key order of the original `data`. */
+  order: readonly string[];
+}
+
 /**
- * The exact body for one subscriber. With a secret, sensitive fields are encrypted under a key
- * derived from that subscriber's secret (fresh IV per field and subscriber) and keep their place in
- * `data`; without a secret they are left out (DECISIONS §6).
+ * The exact body for one attempt. With a field key (from the secret that signs the attempt),
+ * sensitive fields are encrypted (fresh IV per field and attempt) and keep their place in `data`;
+ * without one they are left out (DECISIONS §6).
  */
-export function buildSubscriberBody(
-  event: EventForBody,
-  split: SplitData,
-  originalOrder: readonly string[],
-  secret: string | undefined,
-  profile: SigningProfile,
-): SubscriberBody {
+export function buildSubscriberBody(payload: EventPayload, key: KeyObject | undefined, profile: SigningProfile): SubscriberBody {
+  const { split, order: originalOrder } = payload;
+  const event = payload;
   const data: Record<string, unknown> = {};
   const encryptedFields: string[] = [];
-  const key = secret === undefined ? undefined : deriveFieldKey(secret, profile);
   for (const name of originalOrder) {
     if (name in split.publicData) {
       data[name] = split.publicData[name];

@@ -1,6 +1,7 @@
 // herald.events: publish and the event reads.
 import type { CoreContext } from '../context.js';
 import { SUMMARY_PROJECTION, type DeliveryRowSummary } from '../deliveries/mapping.js';
+import type { AttemptDocument } from '../storage/documents.js';
 import { requeueRows } from '../deliveries/requeue.js';
 import { NotFoundError, ValidationError } from '../errors/index.js';
 import { isDuplicateKeyError } from '../storage/collections.js';
@@ -8,7 +9,7 @@ import type { EventDocument } from '../storage/documents.js';
 import type { EventService, Scope } from '../types.js';
 import { validateEventStatus, validatePageQuery } from '../validation/page.js';
 import { newEventDocument } from './event-document.js';
-import { completeFanOut, fanOut, isFanOutIncomplete, sealPendingSensitive, type PendingSensitive } from './fan-out.js';
+import { completeFanOut, eventPayload, publishFanOut, sealSensitive } from './fan-out.js';
 import { idempotentEventId, newEventId } from './ids.js';
 import { toWebhookEvent, toWebhookEventDetail } from './mapping.js';
 import { splitSensitive } from './payload.js';
@@ -20,9 +21,8 @@ export function createEventService(context: CoreContext): EventService {
   const { collections } = context;
 
   async function summaries(events: readonly EventDocument[]) {
-    // Events recorded with no rows (nobody matched) need no delivery query; only a PENDING event
-    // (fan-out unfinished) may have rows its deliveryCount does not show yet.
-    const withRows = events.filter((event) => event.deliveryCount > 0 || isFanOutIncomplete(event));
+    // Events recorded with no rows (nobody matched) need no delivery query.
+    const withRows = events.filter((event) => event.deliveryCount > 0);
     if (withRows.length === 0) return events.map((event) => toWebhookEvent(event, []));
     const rows = await collections.deliveries
       .find({ eventId: { $in: withRows.map((event) => event._id) } })
@@ -40,8 +40,11 @@ export function createEventService(context: CoreContext): EventService {
 
   async function detail(scope: Scope, eventId: string) {
     const event = await loadEvent(scope, eventId);
-    const rows = await collections.deliveries.find({ eventId }).toArray();
-    return toWebhookEventDetail(event, rows);
+    const [rows, attempts] = await Promise.all([
+      collections.deliveries.find({ eventId }).toArray(),
+      collections.attempts.find({ eventId }).sort({ startedAt: 1 }).toArray() as Promise<AttemptDocument[]>,
+    ]);
+    return toWebhookEventDetail(event, rows, attempts);
   }
 
   return {
@@ -52,9 +55,9 @@ export function createEventService(context: CoreContext): EventService {
         throw ValidationError.single('Idempotency-Key', `must be 1–${IDEMPOTENCY_KEY_MAX} characters`);
       }
       const split = splitSensitive(input.data, sensitiveNames);
-      const pending: PendingSensitive = { order: Object.keys(input.data), values: split.sensitiveValues };
+      const order = Object.keys(input.data);
       const hasSensitive = Object.keys(split.sensitiveValues).length > 0;
-      const event = newEventDocument({
+      const draft = newEventDocument({
         eventId: key === undefined ? newEventId() : idempotentEventId(scope.orgId, key),
         orgId: scope.orgId,
         input,
@@ -62,21 +65,20 @@ export function createEventService(context: CoreContext): EventService {
         now: context.now(),
         idempotencyKey: key,
         // Without a master key no subscriber can hold a secret, so nobody could receive the
-        // sensitive values: they are dropped rather than kept for a recovery that would not use them.
-        pendingSensitive: hasSensitive && context.secretBox.canSeal ? sealPendingSensitive(context, pending) : undefined,
+        // sensitive values: they are dropped rather than stored for attempts that could not use them.
+        sealedSensitive: hasSensitive && context.secretBox.canSeal ? sealSensitive(context, { order, values: split.sensitiveValues }) : undefined,
       });
 
       try {
-        await collections.events.insertOne(event);
+        const result = await publishFanOut(context, draft, eventPayload(draft, split, order));
+        return { event: toWebhookEvent(result.event, result.rows), created: true };
       } catch (error) {
         if (key === undefined || !isDuplicateKeyError(error)) throw error;
         // Same idempotency key: the stored event answers; finish its fan-out if a crash interrupted it.
-        await completeFanOut(context, event._id);
-        const stored = await loadEvent(scope, event._id);
+        const stored = await loadEvent(scope, draft._id);
+        await completeFanOut(context, stored);
         return { event: (await summaries([stored]))[0]!, created: false };
       }
-      const result = await fanOut(context, event, pending);
-      return { event: toWebhookEvent(result.event, result.rows), created: true };
     },
 
     async list(scope, query = {}) {
@@ -85,7 +87,7 @@ export function createEventService(context: CoreContext): EventService {
       const filter = status === undefined ? { orgId: scope.orgId } : { orgId: scope.orgId, status };
       const [events, total] = await Promise.all([
         collections.events
-          .find(filter, { projection: { data: 0, pendingSensitive: 0 } })
+          .find(filter, { projection: { data: 0, sealedSensitive: 0, subscriberIds: 0 } })
           .sort({ occurredAt: -1, _id: -1 })
           .skip(offset)
           .limit(limit)
@@ -100,8 +102,8 @@ export function createEventService(context: CoreContext): EventService {
 
     async redeliver(scope, eventId) {
       const event = await loadEvent(scope, eventId);
-      if (isFanOutIncomplete(event)) await completeFanOut(context, eventId);
-      await requeueRows(context, { eventId }, [eventId]);
+      await completeFanOut(context, event);
+      await requeueRows(context, { eventId });
       return detail(scope, eventId);
     },
   };

@@ -1,6 +1,15 @@
 // Collection handles with the configured prefix.
 import type { Collection, Db } from 'mongodb';
-import type { DeliveryDocument, EventDocument, HandleDocument, MatchBucketDocument, SubscriberDocument } from './documents.js';
+import type {
+  AttemptDocument,
+  DeliveryDocument,
+  EngineStateDocument,
+  EventDocument,
+  HandleDocument,
+  MatchBucketDocument,
+  OrgStateDocument,
+  SubscriberDocument,
+} from './documents.js';
 
 export const DEFAULT_COLLECTION_PREFIX = 'herald_';
 
@@ -10,6 +19,9 @@ export const COLLECTION_SUFFIXES = {
   handles: 'subscriber_handles',
   events: 'events',
   deliveries: 'deliveries',
+  attempts: 'delivery_attempts',
+  orgState: 'org_state',
+  engineState: 'engine_state',
 } as const;
 
 export interface Collections {
@@ -18,6 +30,9 @@ export interface Collections {
   handles: Collection<HandleDocument>;
   events: Collection<EventDocument>;
   deliveries: Collection<DeliveryDocument>;
+  attempts: Collection<AttemptDocument>;
+  orgState: Collection<OrgStateDocument>;
+  engineState: Collection<EngineStateDocument>;
 }
 
 export function collectionsFor(db: Db, prefix: string): Collections {
@@ -27,6 +42,9 @@ export function collectionsFor(db: Db, prefix: string): Collections {
     handles: db.collection<HandleDocument>(prefix + COLLECTION_SUFFIXES.handles),
     events: db.collection<EventDocument>(prefix + COLLECTION_SUFFIXES.events),
     deliveries: db.collection<DeliveryDocument>(prefix + COLLECTION_SUFFIXES.deliveries),
+    attempts: db.collection<AttemptDocument>(prefix + COLLECTION_SUFFIXES.attempts),
+    orgState: db.collection<OrgStateDocument>(prefix + COLLECTION_SUFFIXES.orgState),
+    engineState: db.collection<EngineStateDocument>(prefix + COLLECTION_SUFFIXES.engineState),
   };
 }
 

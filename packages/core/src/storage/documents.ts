@@ -50,6 +50,15 @@ export interface MatchBucketDocument {
   subscriberIds: string[];
 }
 
+/**
+ * Per-org counter bumped by every subscriber write after it is complete: a publisher that sees the
+ * revision it cached its matching under knows its cache is current (subscribers/directory.ts).
+ */
+export interface OrgStateDocument {
+  _id: string;
+  subscribersRevision: number;
+}
+
 /** Handle → subscriber id, `_id` = handleKey(orgId, handle). A verified accelerator (subscribers/handle-index.ts). */
 export interface HandleDocument {
   _id: string;
@@ -72,11 +81,17 @@ export interface EventDocument {
   data: Record<string, unknown>;
   /** Names of the sensitive fields that were removed from `data`. */
   sensitiveFields: string[];
-  /** Sensitive values sealed under the master key, only until the fan-out completes (crash recovery). */
-  pendingSensitive?: SealedSecret;
-  /** Set while rows are being written (events/fan-out.ts); the event is DISPATCHED by then. */
-  fanOutIncomplete?: true;
+  /**
+   * The sensitive values (and `data`'s original key order) sealed under the master key. Each attempt
+   * opens them and encrypts them for its subscriber with the secret that signs it (DECISIONS §6).
+   */
+  sealedSensitive?: SealedSecret;
+  /** The subscribers matched at publish: what an interrupted fan-out is completed with. */
+  subscriberIds: string[];
   deliveryCount: number;
+  /** Rows not yet DELIVERED or FAILED, and rows FAILED: the event's status follows from these. */
+  openDeliveries: number;
+  failedDeliveries: number;
   updatedAt: Date;
 }
 
@@ -109,10 +124,26 @@ export interface DeliveryDocument {
   lastError: string | null;
   lastAttemptAt: Date | null;
   deliveredAt: Date | null;
-  /** The exact JSON body sent, sensitive fields already encrypted for this subscriber. */
-  body: string;
+  /** The fields the last attempt encrypted (bodies are built at send time, never stored). */
   encryptedFields: string[];
-  attemptHistory: AttemptRecord[];
+  /** The lease token of the attempt whose outcome is recorded: tells a writer its write applied. */
+  settledBy?: string | null;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** One attempt of one delivery, append-only (collection `delivery_attempts`). */
+export interface AttemptDocument extends AttemptRecord {
+  _id: string;
+  deliveryId: string;
+  eventId: string;
+  subscriberId: string;
+  orgId: string;
+}
+
+/** Small cluster-wide engine state (cursors of the maintenance jobs). */
+export interface EngineStateDocument {
+  _id: string;
+  createdAt?: Date;
+  eventId?: string;
 }

@@ -10,7 +10,11 @@ export async function ensureIndexes(collections: Collections): Promise<void> {
     collections.events.createIndex({ orgId: 1, occurredAt: -1 }, { name: 'org_occurred' }),
     collections.events.createIndex({ orgId: 1, status: 1, occurredAt: -1 }, { name: 'org_status_occurred' }),
     collections.events.createIndex({ status: 1, createdAt: 1 }, { name: 'status_created' }),
+    collections.events.createIndex({ createdAt: 1, _id: 1 }, { name: 'created' }),
+    collections.attempts.createIndex({ eventId: 1 }, { name: 'event' }),
+    collections.attempts.createIndex({ startedAt: 1 }, { name: 'started' }),
     collections.deliveries.createIndex({ eventId: 1, subscriberId: 1 }, { unique: true, name: 'event_subscriber_unique' }),
     collections.deliveries.createIndex({ subscriberId: 1, lastAttemptAt: -1, createdAt: -1 }, { name: 'subscriber_recent' }),
+    collections.deliveries.createIndex({ subscriberId: 1, status: 1 }, { name: 'subscriber_status' }),
   ]);
 }

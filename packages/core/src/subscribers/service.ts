@@ -12,6 +12,7 @@ import { indexedKeys, newSubscriberDocument, patchedSubscriberDocument, type Cha
 import { principalsOf, SYSTEM_ACTOR, toListItem, toResponse } from './mapping.js';
 import { findByHandle, forgetHandle, rememberHandle } from './handle-index.js';
 import { KeyedLock } from './keyed-lock.js';
+import { bumpSubscribersRevision } from './directory.js';
 import { addToBuckets, removeFromBuckets } from './match-index.js';
 import { isPossibleHandle, validateSubscriberCreate, validateSubscriberUpdate } from './validation.js';
 
@@ -81,6 +82,7 @@ export function createSubscriberService(context: CoreContext): SubscriberService
         throw error;
       }
       await rememberHandle(collections, document);
+      await bumpSubscribersRevision(collections, scope.orgId);
       return respond(document);
     },
 
@@ -131,8 +133,9 @@ export function createSubscriberService(context: CoreContext): SubscriberService
             await rememberHandle(collections, next);
             await forgetHandle(collections, scope.orgId, current.handle, current._id);
           }
+          await bumpSubscribersRevision(collections, scope.orgId);
           if (current.enabled && !next.enabled) {
-            await cancelPendingDeliveries(collections, current._id, CANCELLED_DISABLED, next.updatedAt);
+            await cancelPendingDeliveries(collections, context.compat, current._id, CANCELLED_DISABLED, next.updatedAt);
           }
           return respond(next);
         }
@@ -148,7 +151,8 @@ export function createSubscriberService(context: CoreContext): SubscriberService
         if (result.deletedCount === 0) throw notFound(handle);
         await removeFromBuckets(collections, scope.orgId, current._id, current.matchKeys);
         await forgetHandle(collections, scope.orgId, current.handle, current._id);
-        await cancelPendingDeliveries(collections, current._id, CANCELLED_DELETED, context.now());
+        await bumpSubscribersRevision(collections, scope.orgId);
+        await cancelPendingDeliveries(collections, context.compat, current._id, CANCELLED_DELETED, context.now());
       });
     },
 

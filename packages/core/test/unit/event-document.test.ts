@@ -13,7 +13,7 @@ test('records the public data only, PENDING, with defaults for aggregateType and
     split: splitSensitive(input.data, ['ssn']),
     now,
     idempotencyKey: undefined,
-    pendingSensitive: undefined,
+    sealedSensitive: undefined,
   });
   expect(document).toEqual({
     _id: 'e1',
@@ -27,7 +27,10 @@ test('records the public data only, PENDING, with defaults for aggregateType and
     updatedAt: now,
     data: { name: 'A' },
     sensitiveFields: ['ssn'],
+    subscriberIds: [],
     deliveryCount: 0,
+    openDeliveries: 0,
+    failedDeliveries: 0,
   });
   expect(JSON.stringify(document)).not.toContain('123');
 });
@@ -41,13 +44,13 @@ test('keeps a given aggregateType, occurredAt, idempotency key and sealed values
     split: { publicData: {}, sensitiveValues: {} },
     now,
     idempotencyKey: 'key',
-    pendingSensitive: sealed,
+    sealedSensitive: sealed,
   });
   expect(document).toMatchObject({
     aggregateType: 'thing',
     occurredAt: new Date('2029-12-31T22:00:00.000Z'),
     idempotencyKey: 'key',
-    pendingSensitive: sealed,
+    sealedSensitive: sealed,
   });
   expect(eventFamily('billing.paid')).toBe('billing');
 });

@@ -1,4 +1,5 @@
-import { decryptFields } from '@herald/receiver';
+import { createSecretKey } from 'node:crypto';
+import { decryptFields, deriveFieldKey } from '@herald/receiver';
 import { describe, expect, test } from 'vitest';
 import { idempotentEventId } from '../../src/events/ids.js';
 import { buildSubscriberBody, fieldPlaintext, splitSensitive } from '../../src/events/payload.js';
@@ -29,7 +30,8 @@ describe('payload', () => {
 
   test('with a secret, sensitive fields are encrypted in place; the original key order is kept', () => {
     const split = splitSensitive(data, ['email', 'age']);
-    const { body, encryptedFields } = buildSubscriberBody(event, split, Object.keys(data), 'secret-0123456789', 'standard');
+    const key = createSecretKey(deriveFieldKey('secret-0123456789', 'standard'));
+    const { body, encryptedFields } = buildSubscriberBody({ ...event, split, order: Object.keys(data) }, key, 'standard');
     const parsed = JSON.parse(body) as { data: Record<string, unknown> };
     expect(Object.keys(parsed)).toEqual(['type', 'timestamp', 'id', 'orgId', 'aggregateType', 'aggregateId', 'encryptedFields', 'data']);
     expect(Object.keys(parsed.data)).toEqual(['name', 'email', 'age', 'tags']);
@@ -40,7 +42,7 @@ describe('payload', () => {
 
   test('without a secret, sensitive fields are left out', () => {
     const split = splitSensitive(data, ['email']);
-    const { body, encryptedFields } = buildSubscriberBody(event, split, Object.keys(data), undefined, 'api-portal');
+    const { body, encryptedFields } = buildSubscriberBody({ ...event, split, order: Object.keys(data) }, undefined, 'api-portal');
     expect(encryptedFields).toEqual([]);
     expect(JSON.parse(body)).toEqual({
       event_id: 'e1',

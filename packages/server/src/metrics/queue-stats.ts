@@ -30,24 +30,20 @@ const ATTEMPT_LOOKBACK_MS = 60_000;
 const RECENT_ATTEMPTS_SCAN_LIMIT = 5_000;
 
 /**
- * Durations (seconds) of delivery attempts that finished in (since, now], read from the rows' attempt
- * history — core's engine counts attempts but does not report their latency.
+ * Durations (seconds) of delivery attempts that finished in (since, now], read from the attempt
+ * records — core's engine counts attempts but does not report their latency.
  */
 export async function readAttemptDurationsBetween(db: Db, since: Date, now = new Date(), collectionPrefix = 'herald_'): Promise<number[]> {
-  const deliveries = db.collection<{ lastAttemptAt?: Date | null; attemptHistory?: Array<{ startedAt: Date; durationMs: number }> }>(
-    `${collectionPrefix}deliveries`,
-  );
-  const rows = await deliveries
-    .find({ lastAttemptAt: { $gt: new Date(since.getTime() - ATTEMPT_LOOKBACK_MS) } }, { projection: { attemptHistory: 1 } })
+  const attempts = db.collection<{ startedAt: Date; durationMs: number }>(`${collectionPrefix}delivery_attempts`);
+  const recent = await attempts
+    .find({ startedAt: { $gt: new Date(since.getTime() - ATTEMPT_LOOKBACK_MS) } }, { projection: { startedAt: 1, durationMs: 1 } })
     .limit(RECENT_ATTEMPTS_SCAN_LIMIT)
     .toArray();
   const durations: number[] = [];
-  for (const row of rows) {
-    for (const attempt of row.attemptHistory ?? []) {
-      if (!(attempt.startedAt instanceof Date)) continue;
-      const finishedAt = attempt.startedAt.getTime() + attempt.durationMs;
-      if (finishedAt > since.getTime() && finishedAt <= now.getTime()) durations.push(attempt.durationMs / 1000);
-    }
+  for (const attempt of recent) {
+    if (!(attempt.startedAt instanceof Date)) continue;
+    const finishedAt = attempt.startedAt.getTime() + attempt.durationMs;
+    if (finishedAt > since.getTime() && finishedAt <= now.getTime()) durations.push(attempt.durationMs / 1000);
   }
   return durations;
 }

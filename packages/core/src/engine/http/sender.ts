@@ -16,6 +16,12 @@ export interface OutgoingRequest {
   headers: Record<string, string>;
   body: string;
   timeoutMs: number;
+  /**
+   * Whose connections to use (the subscriber id): each key has its own pool, as many connections as
+   * the engine lets that subscriber have in flight, so a request never waits for a connection held
+   * by another subscriber's slow receiver on the same origin, and its timeout is its own exchange's.
+   */
+  poolKey?: string;
 }
 
 export type SendResult =
@@ -36,13 +42,36 @@ export interface HttpSenderOptions {
   keepAliveTimeoutMs?: number;
 }
 
+/** Pools unused for this long are closed. */
+const IDLE_POOL_MS = 60_000;
+
 export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
   const policy = options.ssrfPolicy ?? createSsrfPolicy(options.ssrfAllowList ?? []);
-  const agent = new Agent({
-    connections: options.connectionsPerOrigin ?? 32,
-    keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000,
-    connect: createGuardedConnector(policy, 30_000),
-  });
+  const connect = createGuardedConnector(policy, 30_000);
+  const newAgent = (): Agent =>
+    new Agent({ connections: options.connectionsPerOrigin ?? 32, keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000, connect });
+  const shared = newAgent();
+  const pools = new Map<string, { agent: Agent; usedAt: number }>();
+  const sweep = setInterval(() => {
+    const cutoff = Date.now() - IDLE_POOL_MS;
+    for (const [key, pool] of pools) {
+      if (pool.usedAt < cutoff) {
+        pools.delete(key);
+        void pool.agent.close();
+      }
+    }
+  }, IDLE_POOL_MS);
+  sweep.unref();
+  const agentFor = (key: string | undefined): Agent => {
+    if (key === undefined) return shared;
+    let pool = pools.get(key);
+    if (!pool) {
+      pool = { agent: newAgent(), usedAt: 0 };
+      pools.set(key, pool);
+    }
+    pool.usedAt = Date.now();
+    return pool.agent;
+  };
 
   return {
     async send(outgoing) {
@@ -65,7 +94,7 @@ export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
           method: 'POST',
           headers: outgoing.headers,
           body: outgoing.body,
-          dispatcher: agent,
+          dispatcher: agentFor(outgoing.poolKey),
           signal: abort.signal,
           headersTimeout: outgoing.timeoutMs,
           bodyTimeout: outgoing.timeoutMs,
@@ -87,7 +116,10 @@ export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
       }
     },
     async close() {
-      await agent.close();
+      clearInterval(sweep);
+      const agents = [shared, ...[...pools.values()].map((pool) => pool.agent)];
+      pools.clear();
+      await Promise.all(agents.map((agent) => agent.close()));
     },
   };
 }

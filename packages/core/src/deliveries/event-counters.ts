@@ -1,0 +1,125 @@
+// An event's status follows from two counters kept on the event — rows not yet terminal
+// (`openDeliveries`) and rows FAILED (`failedDeliveries`) — changed by `$inc` when rows change,
+// so settling an event never re-reads its rows. Deltas are grouped: every event with the same
+// change is one `updateMany`, followed by the statements that settle the status of the events
+// touched. One ordered bulkWrite, so the settling statements see the increments.
+//
+// A writer that cannot tell which of its row updates applied (a lost lease, a race with a manual
+// retry) recounts those events from their rows instead (`recountEvents`); so does the periodic
+// reconciliation, which repairs counters left behind by a crash between the two writes.
+import type { AnyBulkWriteOperation } from 'mongodb';
+import type { DeliveryStatus, EventStatus } from '../schemas/index.js';
+import type { Collections } from '../storage/collections.js';
+import type { StoreCompat } from '../storage/compat.js';
+import type { EventDocument } from '../storage/documents.js';
+import { isTerminalDelivery } from './status.js';
+
+export interface CounterDelta {
+  open: number;
+  failed: number;
+}
+
+/** The counter change of one row moving from one status to another. */
+export function rowDelta(from: DeliveryStatus, to: DeliveryStatus): CounterDelta {
+  const open = (isTerminalDelivery(to) ? 0 : 1) - (isTerminalDelivery(from) ? 0 : 1);
+  const failed = (to === 'FAILED' ? 1 : 0) - (from === 'FAILED' ? 1 : 0);
+  return { open, failed };
+}
+
+export class EventDeltas {
+  private readonly deltas = new Map<string, CounterDelta>();
+
+  add(eventId: string, delta: CounterDelta): void {
+    if (delta.open === 0 && delta.failed === 0) return;
+    const current = this.deltas.get(eventId) ?? { open: 0, failed: 0 };
+    this.deltas.set(eventId, { open: current.open + delta.open, failed: current.failed + delta.failed });
+  }
+
+  get size(): number {
+    return this.deltas.size;
+  }
+
+  /** The statements: one `$inc` per distinct change, then the status settling of every event touched. */
+  operations(now: Date): AnyBulkWriteOperation<EventDocument>[] {
+    const groups = new Map<string, { delta: CounterDelta; ids: string[] }>();
+    for (const [eventId, delta] of this.deltas) {
+      if (delta.open === 0 && delta.failed === 0) continue;
+      const key = `${delta.open}:${delta.failed}`;
+      const group = groups.get(key) ?? { delta, ids: [] };
+      group.ids.push(eventId);
+      groups.set(key, group);
+    }
+    if (groups.size === 0) return [];
+    const operations: AnyBulkWriteOperation<EventDocument>[] = [...groups.values()].map(({ delta, ids }) => ({
+      updateMany: {
+        filter: { _id: { $in: ids } },
+        update: { $inc: { openDeliveries: delta.open, failedDeliveries: delta.failed }, $set: { updatedAt: now } },
+      },
+    }));
+    const touched = [...groups.values()].flatMap((group) => group.ids);
+    return [...operations, ...settleOperations(touched, now)];
+  }
+}
+
+/** Statements that set each event's status from its counters (no-ops where it is already right). */
+export function settleOperations(eventIds: readonly string[], now: Date): AnyBulkWriteOperation<EventDocument>[] {
+  const ids = { $in: [...eventIds] };
+  const settle = (filter: object, status: EventStatus): AnyBulkWriteOperation<EventDocument> => ({
+    updateMany: { filter: { _id: ids, status: { $nin: [status, 'PENDING'] }, ...filter }, update: { $set: { status, updatedAt: now } } },
+  });
+  return [
+    settle({ openDeliveries: { $gt: 0 } }, 'DISPATCHED'),
+    settle({ openDeliveries: { $lte: 0 }, failedDeliveries: { $lte: 0 } }, 'ALL_DELIVERED'),
+    settle({ openDeliveries: { $lte: 0 }, failedDeliveries: { $gt: 0 } }, 'FAILED'),
+  ];
+}
+
+export async function applyEventDeltas(collections: Collections, compat: StoreCompat, deltas: EventDeltas, now: Date): Promise<void> {
+  const operations = deltas.operations(now);
+  if (operations.length === 0) return;
+  await compat.write(() => collections.events.bulkWrite(operations, { ordered: true }));
+}
+
+/** Counters an event should have, from its rows. Rows not written yet (fan-out in progress) count as open. */
+export function countersFromRows(deliveryCount: number, statuses: ReadonlyMap<DeliveryStatus, number>): CounterDelta {
+  let rows = 0;
+  let open = 0;
+  for (const [status, count] of statuses) {
+    rows += count;
+    if (!isTerminalDelivery(status)) open += count;
+  }
+  return { open: open + Math.max(0, deliveryCount - rows), failed: statuses.get('FAILED') ?? 0 };
+}
+
+/** Recomputes the counters and status of these events from their rows (exact, one aggregate). */
+export async function recountEvents(collections: Collections, compat: StoreCompat, eventIds: readonly string[], now: Date): Promise<void> {
+  if (eventIds.length === 0) return;
+  const [groups, events] = await Promise.all([
+    compat.retry(() =>
+      collections.deliveries
+        .aggregate<{ _id: { eventId: string; status: DeliveryStatus }; n: number }>([
+          { $match: { eventId: { $in: [...eventIds] } } },
+          { $group: { _id: { eventId: '$eventId', status: '$status' }, n: { $sum: 1 } } },
+        ])
+        .toArray(),
+    ),
+    compat.retry(() => collections.events.find({ _id: { $in: [...eventIds] } }, { projection: { _id: 1, deliveryCount: 1 } }).toArray()),
+  ]);
+  const byEvent = new Map<string, Map<DeliveryStatus, number>>();
+  for (const group of groups) {
+    const statuses = byEvent.get(group._id.eventId) ?? new Map<DeliveryStatus, number>();
+    statuses.set(group._id.status, group.n);
+    byEvent.set(group._id.eventId, statuses);
+  }
+  const operations: AnyBulkWriteOperation<EventDocument>[] = events.map((event) => {
+    const counters = countersFromRows(event.deliveryCount ?? 0, byEvent.get(event._id) ?? new Map());
+    return {
+      updateOne: {
+        filter: { _id: event._id },
+        update: { $set: { openDeliveries: counters.open, failedDeliveries: counters.failed, updatedAt: now } },
+      },
+    };
+  });
+  if (operations.length === 0) return;
+  await compat.write(() => collections.events.bulkWrite([...operations, ...settleOperations(eventIds, now)], { ordered: true }));
+}

@@ -1,0 +1,63 @@
+// Finds fan-outs a crash interrupted (an event with fewer rows than its `deliveryCount`) and
+// completes them. It walks events in creation order from a cluster-wide cursor (engine_state), a
+// page at a time, looking only at events older than a grace period (younger ones may be a publish
+// in progress), so each event is checked about once, however long the history.
+import type { CoreContext } from '../context.js';
+import type { EventDocument } from '../storage/documents.js';
+import { completeFanOut } from './fan-out.js';
+
+const CURSOR_ID = 'fan-out-recovery-cursor';
+const PAGE = 500;
+
+export async function completeInterruptedFanOuts(context: CoreContext, createdBefore: Date): Promise<number> {
+  const { collections, compat } = context;
+  let completed = 0;
+  for (;;) {
+    const cursor = await compat.retry(() => collections.engineState.findOne({ _id: CURSOR_ID }));
+    const after = cursor?.createdAt ?? new Date(0);
+    const afterId = cursor?.eventId ?? '';
+    const page = await compat.retry(() =>
+      collections.events
+        .find(
+          {
+            createdAt: { $lt: createdBefore },
+            $or: [{ createdAt: { $gt: after } }, { createdAt: after, _id: { $gt: afterId } }],
+          },
+          { projection: { _id: 1, createdAt: 1, deliveryCount: 1 } },
+        )
+        .sort({ createdAt: 1, _id: 1 })
+        .limit(PAGE)
+        .toArray(),
+    );
+    if (page.length === 0) return completed;
+    const withRows = page.filter((event) => (event.deliveryCount ?? 0) > 0);
+    const counts =
+      withRows.length === 0
+        ? []
+        : await compat.retry(() =>
+            collections.deliveries
+              .aggregate<{ _id: string; n: number }>([
+                { $match: { eventId: { $in: withRows.map((event) => event._id) } } },
+                { $group: { _id: '$eventId', n: { $sum: 1 } } },
+              ])
+              .toArray(),
+          );
+    const rowsOf = new Map(counts.map((count) => [count._id, count.n]));
+    for (const { _id, deliveryCount } of withRows) {
+      if ((rowsOf.get(_id) ?? 0) >= deliveryCount) continue;
+      try {
+        const event = await compat.retry(() => collections.events.findOne({ _id }));
+        if (event && (await completeFanOut(context, event as EventDocument)) > 0) completed++;
+      } catch (error) {
+        context.logger.error({ eventId: _id, code: (error as { code?: unknown }).code }, 'completing an interrupted fan-out failed');
+        return completed; // the cursor stays: the next run tries this event again
+      }
+    }
+    const last = page.at(-1)!;
+    await compat.write(() =>
+      collections.engineState.updateOne({ _id: CURSOR_ID }, { $set: { createdAt: last.createdAt, eventId: last._id } }, { upsert: true }),
+    );
+    if (completed > 0) context.logger.warn({ completed }, 'completed fan-outs interrupted by a crash or a failed publish');
+    if (page.length < PAGE) return completed;
+  }
+}

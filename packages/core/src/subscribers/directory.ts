@@ -1,0 +1,55 @@
+// Matching for publish, cached per org and checked against the org's subscriber revision: one `_id`
+// read per publish instead of the bucket and subscriber reads (events/matching.ts), which run only
+// when a subscriber of the org changed since they were cached.
+//
+// Every subscriber write bumps the revision after the write is complete, so a publish that reads
+// revision R sees every write completed before it: entries cached under R were loaded after R was
+// read, and so are at least as new as R. Exact across replicas, with no expiry to tune.
+import { upsertWithRetry, type Collections } from '../storage/collections.js';
+import type { SubscriberDocument } from '../storage/documents.js';
+import { findMatchingSubscribers } from './match-index.js';
+
+/** Cached orgs and event types per org; beyond these the oldest go. */
+const MAX_ORGS = 1_000;
+const MAX_TYPES_PER_ORG = 1_000;
+
+interface OrgEntry {
+  revision: number;
+  byType: Map<string, SubscriberDocument[]>;
+}
+
+export interface SubscriberDirectory {
+  /** The enabled subscribers of `orgId` whose filter matches `eventType`, by internal id. */
+  matching(orgId: string, eventType: string): Promise<SubscriberDocument[]>;
+}
+
+export function createSubscriberDirectory(collections: Collections): SubscriberDirectory {
+  const orgs = new Map<string, OrgEntry>();
+  return {
+    async matching(orgId, eventType) {
+      const state = await collections.orgState.findOne({ _id: orgId });
+      const revision = state?.subscribersRevision ?? 0;
+      let entry = orgs.get(orgId);
+      if (!entry || entry.revision !== revision) {
+        entry = { revision, byType: new Map() };
+        orgs.delete(orgId);
+        orgs.set(orgId, entry);
+        if (orgs.size > MAX_ORGS) orgs.delete(orgs.keys().next().value as string);
+      }
+      const cached = entry.byType.get(eventType);
+      if (cached) return cached;
+      const found = await findMatchingSubscribers(collections, orgId, eventType);
+      // A concurrent load for a newer revision may have replaced the entry meanwhile: keep that one.
+      if (orgs.get(orgId) === entry) {
+        entry.byType.set(eventType, found);
+        if (entry.byType.size > MAX_TYPES_PER_ORG) entry.byType.delete(entry.byType.keys().next().value as string);
+      }
+      return found;
+    },
+  };
+}
+
+/** Called after every completed subscriber write of the org. */
+export async function bumpSubscribersRevision(collections: Collections, orgId: string): Promise<void> {
+  await upsertWithRetry(() => collections.orgState.updateOne({ _id: orgId }, { $inc: { subscribersRevision: 1 } }, { upsert: true }));
+}
