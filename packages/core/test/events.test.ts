@@ -9,6 +9,7 @@ import { completeInterruptedFanOuts } from '../src/events/fan-out-recovery.js';
 import { buildSubscriberBody } from '../src/events/payload.js';
 import { collectionsFor, type Collections } from '../src/storage/collections.js';
 import type { DeliveryDocument, EventDocument } from '../src/storage/documents.js';
+import { findRows } from '../src/deliveries/rows.js';
 import { expectMatchesSchema } from './schema-check.js';
 import { schemas } from '../src/index.js';
 import { coreContextFor, openTestHerald, recordingEngine, rawDatabaseText, type TestHerald } from './helpers.js';
@@ -57,7 +58,14 @@ async function bodiesOf(target: TestHerald, eventId: string): Promise<Map<string
 }
 
 async function rowsOf(eventId: string): Promise<DeliveryDocument[]> {
-  return collections.deliveries.find({ eventId }).toArray();
+  return findRows(collections, { eventId });
+}
+
+/** Settles a queued row as the engine would: into the history with `fields`, out of the queue. */
+async function settleRow(id: string, fields: Partial<DeliveryDocument>): Promise<void> {
+  const row = await collections.queue.findOne({ _id: id });
+  await collections.deliveries.insertOne({ ...row!, leaseOwner: null, leaseUntil: null, ...fields });
+  await collections.queue.deleteOne({ _id: id });
 }
 
 async function subscribe(orgScope: Scope, id: string, events: string[], extra: Record<string, unknown> = {}) {
@@ -260,7 +268,7 @@ describe('sensitive fields', () => {
     const rows = await rowsOf(event.eventId);
     expect(rows).toHaveLength(3);
     // As a crash part-way through the rows insert leaves it, with another row already delivered.
-    await collections.deliveries.deleteOne({ _id: rows[0]!._id });
+    await collections.queue.deleteOne({ _id: rows[0]!._id });
     const stored = (await collections.events.findOne({ _id: event.eventId }))!;
     expect(await completeFanOut(context, stored)).toBe(1);
     const after = await rowsOf(event.eventId);
@@ -273,7 +281,7 @@ describe('sensitive fields', () => {
     const context = coreContextFor(t);
     const gone = await subscribe({ orgId: 'org-crash-deleted' }, 'gone', ['crash.*']);
     const { event } = await t.herald.events.publish({ orgId: 'org-crash-deleted' }, { eventType: 'crash.late', aggregateId: 'c', data: {} });
-    await collections.deliveries.deleteMany({ eventId: event.eventId });
+    await collections.queue.deleteMany({ eventId: event.eventId });
     await t.herald.subscribers.delete({ orgId: 'org-crash-deleted' }, gone.id);
     expect(await completeFanOut(context, (await collections.events.findOne({ _id: event.eventId }))!)).toBe(1);
     expect(await rowsOf(event.eventId)).toMatchObject([{ status: 'FAILED', lastError: expect.stringMatching(/deleted/) }]);
@@ -298,7 +306,7 @@ describe('publish cost', () => {
       expect(started.map((command) => `${command.commandName}:${String(command.command[command.commandName])}`)).toEqual([
         'find:herald_org_state',
         'insert:herald_events',
-        'insert:herald_deliveries',
+        'insert:herald_delivery_queue',
       ]);
       expect(await collections.events.findOne({ _id: event.eventId })).toMatchObject({ status: 'DISPATCHED', deliveryCount: 10, openDeliveries: 10 });
     } finally {
@@ -395,18 +403,7 @@ describe('reads', () => {
     const eventId = published[0]!;
     const [row] = await rowsOf(eventId);
     const startedAt = new Date('2030-01-01T00:00:01.000Z');
-    await collections.deliveries.updateOne(
-      { _id: row!._id },
-      {
-        $set: {
-          status: 'FAILED',
-          attempts: 1,
-          lastHttpStatus: 500,
-          lastError: 'HTTP 500',
-          lastAttemptAt: startedAt,
-        },
-      },
-    );
+    await settleRow(row!._id, { status: 'FAILED', attempts: 1, lastHttpStatus: 500, lastError: 'HTTP 500', lastAttemptAt: startedAt });
     await collections.attempts.insertOne({
       _id: `${row!._id}:1`,
       deliveryId: row!._id,
@@ -445,7 +442,7 @@ describe('reads', () => {
   });
 
   test('subscriber deliveries: newest attempt first, never-attempted rows by creation, at most 50', async () => {
-    const rows = await collections.deliveries.find({ subscriberHandle: 'reader' }).toArray();
+    const rows = await findRows(collections, { subscriberHandle: 'reader' });
     const attemptedId = rows.find((row) => row.lastAttemptAt !== null)!._id;
     const list = await t.herald.subscribers.deliveries(org, 'reader');
     expect(list).toHaveLength(3);
@@ -478,7 +475,7 @@ describe('cancellation, redeliver and retry', () => {
     const { event } = await t.herald.events.publish(org, { eventType: 'job.started', aggregateId: 'j2', data: {} });
     const rows = await rowsOf(event.eventId);
     const staying = rows.find((row) => row.subscriberHandle === 'stays')!;
-    await collections.deliveries.updateOne({ _id: staying._id }, { $set: { status: 'DELIVERED', deliveredAt: new Date() } });
+    await settleRow(staying._id, { status: 'DELIVERED', deliveredAt: new Date() });
     await collections.events.updateOne({ _id: event.eventId }, { $inc: { openDeliveries: -1 } });
     await t.herald.subscribers.delete(org, 'to-delete');
     const after = await t.herald.events.get(org, event.eventId);
@@ -494,7 +491,7 @@ describe('cancellation, redeliver and retry', () => {
     await subscribe(org, 'redeliver-me', ['task.*']);
     const { event } = await t.herald.events.publish(org, { eventType: 'task.run', aggregateId: 't1', data: {} });
     const [row] = await rowsOf(event.eventId);
-    await collections.deliveries.updateOne({ _id: row!._id }, { $set: { status: 'FAILED', attempts: 10, nextAttemptAt: null } });
+    await settleRow(row!._id, { status: 'FAILED', attempts: 10, nextAttemptAt: null });
     await collections.events.updateOne({ _id: event.eventId }, { $set: { status: 'FAILED', openDeliveries: 0, failedDeliveries: 1 } });
     const before = t.engine.notified;
     const detail = await t.herald.events.redeliver(org, event.eventId);
@@ -510,7 +507,8 @@ describe('cancellation, redeliver and retry', () => {
     await subscribe(org, 'redeliver-on', ['sync.*']);
     await subscribe(org, 'redeliver-off', ['sync.*']);
     const { event } = await t.herald.events.publish(org, { eventType: 'sync.done', aggregateId: 's1', data: {} });
-    await collections.deliveries.updateMany({ eventId: event.eventId }, { $set: { status: 'FAILED', lastError: 'HTTP 500' } });
+    for (const row of await rowsOf(event.eventId)) await settleRow(row._id, { status: 'FAILED', lastError: 'HTTP 500' });
+    await collections.events.updateOne({ _id: event.eventId }, { $set: { status: 'FAILED', openDeliveries: 0, failedDeliveries: 2 } });
     await t.herald.subscribers.update(org, 'redeliver-off', { enabled: false });
     const detail = await t.herald.events.redeliver(org, event.eventId);
     const bySubscriber = new Map(detail.deliveries.map((row) => [row.subscriberId, row]));
@@ -523,8 +521,8 @@ describe('cancellation, redeliver and retry', () => {
     await subscribe(org, 'retry-me', ['mail.*']);
     const { event } = await t.herald.events.publish(org, { eventType: 'mail.sent', aggregateId: 'm1', data: {} });
     const [row] = await rowsOf(event.eventId);
-    await collections.deliveries.updateOne({ _id: row!._id }, { $set: { status: 'FAILED', lastError: 'HTTP 410' } });
-    await collections.events.updateOne({ _id: event.eventId }, { $set: { status: 'FAILED' } });
+    await settleRow(row!._id, { status: 'FAILED', lastError: 'HTTP 410' });
+    await collections.events.updateOne({ _id: event.eventId }, { $set: { status: 'FAILED', openDeliveries: 0, failedDeliveries: 1 } });
     const retried = await t.herald.deliveries.retry(org, row!._id);
     expect(retried).toMatchObject({ deliveryId: row!._id, status: 'PENDING', subscriberId: 'retry-me' });
     expectMatchesSchema(schemas.WebhookEventDelivery, retried);

@@ -394,7 +394,7 @@ describe('lifecycle', () => {
       expect(names.filter((name) => name.startsWith('herald_'))).toEqual([]);
       const indexes = await database.db.collection('custom_subscribers').indexes();
       expect(indexes.find((index) => index.name === 'org_handle_unique')).toMatchObject({ unique: true, key: { orgId: 1, handle: 1 } });
-      const deliveryIndexes = await database.db.collection('custom_deliveries').indexes();
+      const deliveryIndexes = await database.db.collection('custom_delivery_queue').indexes();
       expect(deliveryIndexes.find((index) => index.name === 'event_subscriber_unique')).toMatchObject({ unique: true });
     } finally {
       await database.close();

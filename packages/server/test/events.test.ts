@@ -67,7 +67,7 @@ describe('publish (extension)', () => {
     expect(again.status).toBe(200);
     expect(again.body.eventId).toBe(first.eventId);
     expect(again.headers.get('location')).toBe(`${t.host.url}${EVENTS}/${first.eventId}`);
-    expect(await t.database.db.collection('herald_deliveries').countDocuments({ eventId: first.eventId })).toBe(1);
+    expect(await t.database.db.collection('herald_delivery_queue').countDocuments({ eventId: first.eventId })).toBe(1);
   });
 
   it('an event nobody subscribes to is ALL_DELIVERED with no rows', async () => {

@@ -94,21 +94,19 @@ export function countersFromRows(deliveryCount: number, statuses: ReadonlyMap<De
 /** Recomputes the counters and status of these events from their rows (exact, one aggregate). */
 export async function recountEvents(collections: Collections, compat: StoreCompat, eventIds: readonly string[], now: Date): Promise<void> {
   if (eventIds.length === 0) return;
-  const [groups, events] = await Promise.all([
-    compat.retry(() =>
-      collections.deliveries
-        .aggregate<{ _id: { eventId: string; status: DeliveryStatus }; n: number }>([
-          { $match: { eventId: { $in: [...eventIds] } } },
-          { $group: { _id: { eventId: '$eventId', status: '$status' }, n: { $sum: 1 } } },
-        ])
-        .toArray(),
-    ),
+  const pipeline = [
+    { $match: { eventId: { $in: [...eventIds] } } },
+    { $group: { _id: { eventId: '$eventId', status: '$status' }, n: { $sum: 1 } } },
+  ];
+  const [queued, finished, events] = await Promise.all([
+    compat.retry(() => collections.queue.aggregate<{ _id: { eventId: string; status: DeliveryStatus }; n: number }>(pipeline).toArray()),
+    compat.retry(() => collections.deliveries.aggregate<{ _id: { eventId: string; status: DeliveryStatus }; n: number }>(pipeline).toArray()),
     compat.retry(() => collections.events.find({ _id: { $in: [...eventIds] } }, { projection: { _id: 1, deliveryCount: 1 } }).toArray()),
   ]);
   const byEvent = new Map<string, Map<DeliveryStatus, number>>();
-  for (const group of groups) {
+  for (const group of [...queued, ...finished]) {
     const statuses = byEvent.get(group._id.eventId) ?? new Map<DeliveryStatus, number>();
-    statuses.set(group._id.status, group.n);
+    statuses.set(group._id.status, (statuses.get(group._id.status) ?? 0) + group.n);
     byEvent.set(group._id.eventId, statuses);
   }
   const operations: AnyBulkWriteOperation<EventDocument>[] = events.map((event) => {

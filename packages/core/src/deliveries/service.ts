@@ -4,15 +4,16 @@ import { NotFoundError } from '../errors/index.js';
 import type { DeliveryService } from '../types.js';
 import { SUMMARY_PROJECTION, toEventDelivery } from './mapping.js';
 import { requeueRows } from './requeue.js';
+import { findRow } from './rows.js';
 
 export function createDeliveryService(context: CoreContext): DeliveryService {
   const { collections } = context;
   return {
     async retry(scope, deliveryId) {
-      const row = await collections.deliveries.findOne({ _id: deliveryId }, { projection: SUMMARY_PROJECTION });
+      const row = await findRow(collections, deliveryId, SUMMARY_PROJECTION);
       if (!row || row.orgId !== scope.orgId) throw new NotFoundError(`webhook delivery "${deliveryId}" not found`);
       await requeueRows(context, { _id: deliveryId });
-      const updated = await collections.deliveries.findOne({ _id: deliveryId }, { projection: SUMMARY_PROJECTION });
+      const updated = await findRow(collections, deliveryId, SUMMARY_PROJECTION);
       return toEventDelivery(updated ?? row);
     },
   };

@@ -74,7 +74,7 @@ export function attemptRecord(attempt: number, startedAt: Date, result: SendResu
 
 /** The $set of a row after an attempt. The caller conditions the write on still owning the lease. */
 export function outcomeFields(input: {
-  row: Pick<DeliveryDocument, 'attempts' | 'leaseOwner'>;
+  row: Pick<DeliveryDocument, 'attempts'>;
   record: AttemptRecord;
   verdict: Verdict;
   now: Date;
@@ -84,7 +84,6 @@ export function outcomeFields(input: {
   const common = {
     attempts: row.attempts + 1,
     encryptedFields: input.encryptedFields,
-    settledBy: row.leaseOwner ?? null,
     lastAttemptAt: record.startedAt,
     lastHttpStatus: record.httpStatus,
     leaseOwner: null,
@@ -107,6 +106,6 @@ function describe(record: AttemptRecord, reason: string): string {
 }
 
 /** A row whose subscriber was disabled or deleted after publish is cancelled, never sent. */
-export function cancelledFields(row: Pick<DeliveryDocument, 'leaseOwner'>, reason: string, now: Date): Partial<DeliveryDocument> {
-  return { status: 'FAILED', lastError: reason, nextAttemptAt: null, leaseOwner: null, leaseUntil: null, settledBy: row.leaseOwner ?? null, updatedAt: now };
+export function cancelledFields(reason: string, now: Date): Partial<DeliveryDocument> {
+  return { status: 'FAILED', lastError: reason, nextAttemptAt: null, leaseOwner: null, leaseUntil: null, updatedAt: now };
 }

@@ -247,7 +247,7 @@ export class Dispatcher implements FastPath {
           ? 'Cancelled: the subscriber was disabled before this delivery was attempted'
           : 'Cancelled: the subscriber was deleted before this delivery was attempted';
         this.counters.failed += 1;
-        this.record({ row, fields: cancelledFields(row, reason, this.now()) }, release);
+        this.record({ row, fields: cancelledFields(reason, this.now()) }, release);
         return;
       }
       // No event to build the body from (its master key is gone): the lease expires and the row is

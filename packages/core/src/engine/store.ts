@@ -8,6 +8,7 @@
 // claim document per row whose `_id` names that incarnation of the row; the unique `_id` decides.
 import type { AnyBulkWriteOperation, Collection, Db, MongoBulkWriteError } from 'mongodb';
 import { applyEventDeltas, EventDeltas, recountEvents, rowDelta } from '../deliveries/event-counters.js';
+import { insertOrReplace } from '../deliveries/rows.js';
 import type { DeliveryStatus } from '../schemas/index.js';
 import { collectionsFor, DUPLICATE_KEY, type Collections } from '../storage/collections.js';
 import type { StoreCompat } from '../storage/compat.js';
@@ -49,8 +50,8 @@ export class DeliveryStore {
 
   async ensureIndexes(): Promise<void> {
     await Promise.all([
-      this.collections.deliveries.createIndex({ status: 1, nextAttemptAt: 1 }, { name: 'engine_due' }),
-      this.collections.deliveries.createIndex({ status: 1, leaseUntil: 1 }, { name: 'engine_lease' }),
+      this.collections.queue.createIndex({ status: 1, nextAttemptAt: 1 }, { name: 'engine_due' }),
+      this.collections.queue.createIndex({ status: 1, leaseUntil: 1 }, { name: 'engine_lease' }),
       this.compat.uniqueKeyClaims ? this.claims.createIndex({ createdAt: 1 }, { name: 'engine_claims_age' }) : undefined,
     ]);
   }
@@ -59,7 +60,7 @@ export class DeliveryStore {
   findDue(now: Date, limit: number, excludeSubscribers: readonly string[]): Promise<DeliveryDocument[]> {
     const filter = excludeSubscribers.length > 0 ? { subscriberId: { $nin: [...excludeSubscribers] } } : {};
     return this.compat.retry(() =>
-      this.collections.deliveries
+      this.collections.queue
         .find({ status: 'PENDING', nextAttemptAt: { $lte: now }, ...filter })
         .sort({ nextAttemptAt: 1 })
         .limit(limit)
@@ -87,7 +88,7 @@ export class DeliveryStore {
     const candidates = this.compat.uniqueKeyClaims ? await this.insertClaims(rows, token, now) : [...rows];
     if (candidates.length === 0) return [];
     const result = await this.compat.write(() =>
-      this.collections.deliveries.updateMany(
+      this.collections.queue.updateMany(
         {
           $or: candidates.map((row) => ({ _id: row._id, status: 'PENDING' as DeliveryStatus, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt })),
         },
@@ -98,7 +99,7 @@ export class DeliveryStore {
     if (result.modifiedCount === candidates.length) return claimed;
     // Another claimer, a cancel or a manual retry changed some rows since we read them.
     const won = await this.compat.retry(() =>
-      this.collections.deliveries.find({ _id: { $in: candidates.map((row) => row._id) }, leaseOwner: token }, { projection: { _id: 1 } }).toArray(),
+      this.collections.queue.find({ _id: { $in: candidates.map((row) => row._id) }, leaseOwner: token }, { projection: { _id: 1 } }).toArray(),
     );
     const wonIds = new Set(won.map((row) => row._id));
     return claimed.filter((row) => wonIds.has(row._id));
@@ -117,57 +118,96 @@ export class DeliveryStore {
   }
 
   /**
-   * Records a batch of outcomes: the attempt documents and the rows' new state (each only if we
-   * still hold its lease), then the counters of the events whose rows became terminal.
+   * Records a batch of outcomes, each only if we still hold the row's lease: a retry updates the
+   * row in the queue; a settled row (DELIVERED, FAILED) is written to the history and then leaves
+   * the queue. Then the attempt records, and the counters of the events whose rows settled.
+   * Every row write names this batch (`settledBy`), so when fewer rows changed than were sent (a
+   * lease was taken over meanwhile) one read tells which did.
    */
   async writeOutcomes(outcomes: readonly Outcome[], now: Date): Promise<{ written: number }> {
     if (outcomes.length === 0) return { written: 0 };
+    const batch = `${outcomes[0]!.row.leaseOwner ?? ''}@${now.getTime()}:${Math.random().toString(36).slice(2, 10)}`;
+    const settling = outcomes.filter((outcome) => outcome.fields.status === 'DELIVERED' || outcome.fields.status === 'FAILED');
+    const retrying = outcomes.filter((outcome) => !settling.includes(outcome));
     const attempts = outcomes.flatMap((outcome) => (outcome.attempt ? [outcome.attempt] : []));
-    const [modified] = await Promise.all([
-      this.compat.write(() => this.collections.deliveries.bulkWrite(this.rowOperations(outcomes, now), { ordered: false })).then((result) => result.modifiedCount),
+    const [settled, retried] = await Promise.all([
+      this.settle(settling, batch, now),
+      this.updateRetries(retrying, batch, now),
       attempts.length > 0 ? this.insertAttempts(attempts) : undefined,
     ]);
-    const applied = modified === outcomes.length ? [...outcomes] : await this.appliedOf(outcomes);
+    const applied = [...settled, ...retried];
     const deltas = new EventDeltas();
     for (const { row, fields } of applied) deltas.add(row.eventId, rowDelta('IN_FLIGHT', fields.status ?? 'IN_FLIGHT'));
     await applyEventDeltas(this.collections, this.compat, deltas, now);
     return { written: applied.length };
   }
 
-  private rowOperations(outcomes: readonly Outcome[], now: Date): AnyBulkWriteOperation<DeliveryDocument>[] {
-    const owned = (row: DeliveryDocument) => ({ status: 'IN_FLIGHT' as DeliveryStatus, leaseOwner: row.leaseOwner ?? null });
+  /** History first, then out of the queue: a crash in between leaves a copy, never no row. */
+  private async settle(outcomes: readonly Outcome[], batch: string, now: Date): Promise<Outcome[]> {
+    if (outcomes.length === 0) return [];
+    const grouped = this.compat.groupedOutcomeWrites;
+    const finished = outcomes.map(({ row, fields }) => ({
+      ...row,
+      ...fields,
+      // Grouped writes (FerretDB v1) share the batch's time; the attempt records keep each start.
+      ...(grouped && fields.status === 'DELIVERED' ? { lastAttemptAt: now, deliveredAt: now } : {}),
+      leaseOwner: null,
+      leaseUntil: null,
+      settledBy: batch,
+    }));
+    await insertOrReplace(this.collections.deliveries, finished, this.compat.write);
+    const owners = [...new Set(outcomes.map(({ row }) => row.leaseOwner ?? null))];
+    const ids = outcomes.map(({ row }) => row._id);
+    const removed = await this.compat.write(() =>
+      this.collections.queue.deleteMany({ _id: { $in: ids }, status: 'IN_FLIGHT', leaseOwner: { $in: owners } }),
+    );
+    if (removed.deletedCount === outcomes.length) return [...outcomes];
+    // Some leases were taken over: those rows are someone else's now; take our copies back.
+    const kept = await this.compat.retry(() => this.collections.queue.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray());
+    const notOurs = new Set(kept.map((row) => row._id));
+    await this.compat.write(() => this.collections.deliveries.deleteMany({ _id: { $in: [...notOurs] }, settledBy: batch }));
+    return outcomes.filter(({ row }) => !notOurs.has(row._id));
+  }
+
+  private async updateRetries(outcomes: readonly Outcome[], batch: string, now: Date): Promise<Outcome[]> {
+    if (outcomes.length === 0) return [];
+    const result = await this.compat.write(() => this.collections.queue.bulkWrite(this.retryOperations(outcomes, batch, now), { ordered: false }));
+    if (result.modifiedCount === outcomes.length) return [...outcomes];
+    const stored = await this.compat.retry(() =>
+      this.collections.queue.find({ _id: { $in: outcomes.map((outcome) => outcome.row._id) } }, { projection: { _id: 1, settledBy: 1 } }).toArray(),
+    );
+    const settledBy = new Map(stored.map((row) => [row._id, row.settledBy]));
+    return outcomes.filter(({ row }) => settledBy.get(row._id) === batch);
+  }
+
+  private retryOperations(outcomes: readonly Outcome[], batch: string, now: Date): AnyBulkWriteOperation<DeliveryDocument>[] {
     if (!this.compat.groupedOutcomeWrites) {
-      return outcomes.map(({ row, fields }) => ({ updateOne: { filter: { _id: row._id, ...owned(row) }, update: { $set: fields } } }));
+      return outcomes.map(({ row, fields }) => ({
+        updateOne: { filter: { _id: row._id, status: 'IN_FLIGHT', leaseOwner: row.leaseOwner ?? null }, update: { $set: { ...fields, settledBy: batch } } },
+      }));
     }
-    // One statement per distinct (lease token, new state): the row timestamps become the write's.
+    // One statement per distinct new state; retries rarely share one (jittered due times).
     const groups = new Map<string, { fields: Partial<DeliveryDocument>; rows: DeliveryDocument[] }>();
     for (const { row, fields } of outcomes) {
-      const shared = fields.status === 'DELIVERED' ? { ...fields, lastAttemptAt: now, deliveredAt: now, updatedAt: now } : fields;
-      const key = `${row.leaseOwner}|${JSON.stringify(shared)}`;
-      const group = groups.get(key) ?? { fields: shared, rows: [] };
+      const key = JSON.stringify(fields);
+      const group = groups.get(key) ?? { fields: { ...fields, settledBy: batch, updatedAt: now }, rows: [] };
       group.rows.push(row);
       groups.set(key, group);
     }
     return [...groups.values()].map(({ fields, rows }) => ({
-      updateMany: { filter: { _id: { $in: rows.map((row) => row._id) }, ...owned(rows[0]!) }, update: { $set: fields } },
+      updateMany: {
+        filter: { _id: { $in: rows.map((row) => row._id) }, status: 'IN_FLIGHT', leaseOwner: { $in: [...new Set(rows.map((row) => row.leaseOwner ?? null))] } },
+        update: { $set: fields },
+      },
     }));
   }
 
   private async insertAttempts(attempts: readonly AttemptDocument[]): Promise<void> {
     try {
-      await this.compat.retry(() => this.collections.attempts.insertMany([...attempts], { ordered: false }));
+      await this.compat.write(() => this.collections.attempts.insertMany([...attempts], { ordered: false }));
     } catch (error) {
       if (!duplicateIndexes(error)) throw error; // a record already written by an earlier try
     }
-  }
-
-  /** Which outcomes applied, when some did not (their lease had been taken over). */
-  private async appliedOf(outcomes: readonly Outcome[]): Promise<Outcome[]> {
-    const stored = await this.compat.retry(() =>
-      this.collections.deliveries.find({ _id: { $in: outcomes.map((outcome) => outcome.row._id) } }, { projection: { _id: 1, settledBy: 1 } }).toArray(),
-    );
-    const settledBy = new Map(stored.map((row) => [row._id, row.settledBy]));
-    return outcomes.filter(({ row }) => row.leaseOwner && settledBy.get(row._id) === row.leaseOwner);
   }
 
   /**
@@ -177,11 +217,11 @@ export class DeliveryStore {
    */
   async recoverExpiredLeases(now: Date, limit = 1_000): Promise<number> {
     const expired = await this.compat.retry(() =>
-      this.collections.deliveries.find({ status: 'IN_FLIGHT', leaseUntil: { $lt: now } }, { projection: { _id: 1, eventId: 1, subscriberId: 1, orgId: 1, attempts: 1, leaseOwner: 1, updatedAt: 1 } }).limit(limit).toArray(),
+      this.collections.queue.find({ status: 'IN_FLIGHT', leaseUntil: { $lt: now } }, { projection: { _id: 1, eventId: 1, subscriberId: 1, orgId: 1, attempts: 1, leaseOwner: 1, updatedAt: 1 } }).limit(limit).toArray(),
     );
     if (expired.length === 0) return 0;
     const result = await this.compat.write(() =>
-      this.collections.deliveries.updateMany(
+      this.collections.queue.updateMany(
         { $or: expired.map((row) => ({ _id: row._id, status: 'IN_FLIGHT' as DeliveryStatus, leaseOwner: row.leaseOwner ?? null })) },
         { $set: { status: 'PENDING', nextAttemptAt: now, leaseOwner: null, leaseUntil: null, lastError: INTERRUPTED, updatedAt: now }, $inc: { attempts: 1 } },
       ),
@@ -214,7 +254,7 @@ export class DeliveryStore {
     if (!this.compat.uniqueKeyClaims) return 0;
     const cutoff = new Date(now.getTime() - staleMs);
     const overdue = await this.compat.retry(() =>
-      this.collections.deliveries.find({ status: 'PENDING', nextAttemptAt: { $lt: cutoff } }).sort({ nextAttemptAt: 1 }).limit(limit).toArray(),
+      this.collections.queue.find({ status: 'PENDING', nextAttemptAt: { $lt: cutoff } }).sort({ nextAttemptAt: 1 }).limit(limit).toArray(),
     );
     if (overdue.length === 0) return 0;
     const claims = await this.compat.retry(() =>
@@ -224,7 +264,7 @@ export class DeliveryStore {
     const stranded = overdue.filter((row) => stale.has(claimKey(row)));
     if (stranded.length === 0) return 0;
     const result = await this.compat.write(() =>
-      this.collections.deliveries.updateMany(
+      this.collections.queue.updateMany(
         { $or: stranded.map((row) => ({ _id: row._id, status: 'PENDING' as DeliveryStatus, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt })) },
         { $set: { nextAttemptAt: now, updatedAt: now } },
       ),
@@ -264,6 +304,7 @@ export class DeliveryStore {
     if (old.length === 0) return 0;
     const ids = old.map((event) => event._id);
     await this.compat.write(() => this.collections.attempts.deleteMany({ eventId: { $in: ids } }));
+    await this.compat.write(() => this.collections.queue.deleteMany({ eventId: { $in: ids } }));
     await this.compat.write(() => this.collections.deliveries.deleteMany({ eventId: { $in: ids } }));
     const result = await this.compat.write(() => this.collections.events.deleteMany({ _id: { $in: ids }, status: { $in: ['ALL_DELIVERED', 'FAILED'] } }));
     return result.deletedCount;

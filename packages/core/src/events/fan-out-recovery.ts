@@ -31,18 +31,20 @@ export async function completeInterruptedFanOuts(context: CoreContext, createdBe
     );
     if (page.length === 0) return completed;
     const withRows = page.filter((event) => (event.deliveryCount ?? 0) > 0);
+    const pipeline = [
+      { $match: { eventId: { $in: withRows.map((event) => event._id) } } },
+      { $group: { _id: '$eventId', n: { $sum: 1 } } },
+    ];
     const counts =
       withRows.length === 0
         ? []
-        : await compat.retry(() =>
-            collections.deliveries
-              .aggregate<{ _id: string; n: number }>([
-                { $match: { eventId: { $in: withRows.map((event) => event._id) } } },
-                { $group: { _id: '$eventId', n: { $sum: 1 } } },
-              ])
-              .toArray(),
-          );
-    const rowsOf = new Map(counts.map((count) => [count._id, count.n]));
+        : (
+            await Promise.all(
+              [collections.queue, collections.deliveries].map((rows) => compat.retry(() => rows.aggregate<{ _id: string; n: number }>(pipeline).toArray())),
+            )
+          ).flat();
+    const rowsOf = new Map<string, number>();
+    for (const count of counts) rowsOf.set(count._id, (rowsOf.get(count._id) ?? 0) + count.n);
     for (const { _id, deliveryCount } of withRows) {
       if ((rowsOf.get(_id) ?? 0) >= deliveryCount) continue;
       try {

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { MongoBulkWriteError } from 'mongodb';
 import type { CoreContext } from '../context.js';
 import { EventDeltas, applyEventDeltas, recountEvents } from '../deliveries/event-counters.js';
+import { findRows, insertOrReplace } from '../deliveries/rows.js';
 import type { Admission, SubscriberForSend } from '../engine/fast-path.js';
 import type { DeliveryStatus } from '../schemas/index.js';
 import { DUPLICATE_KEY, isDuplicateKeyError } from '../storage/collections.js';
@@ -112,8 +113,8 @@ export async function publishFanOut(context: CoreContext, draft: EventDocument, 
     failedDeliveries: 0,
   };
   try {
-    await compat.retry(() => collections.events.insertOne(event));
-    if (rows.length > 0) await compat.retry(() => collections.deliveries.insertMany(rows, { ordered: false }));
+    await compat.write(() => collections.events.insertOne(event));
+    if (rows.length > 0) await compat.write(() => collections.queue.insertMany(rows, { ordered: false }));
   } catch (error) {
     context.engine.release(admission);
     throw error;
@@ -143,9 +144,7 @@ export async function completeFanOut(context: CoreContext, event: EventDocument)
   const { collections, compat } = context;
   const planned = event.subscriberIds ?? [];
   if (planned.length === 0) return 0;
-  const existing = await compat.retry(() =>
-    collections.deliveries.find({ eventId: event._id }, { projection: { subscriberId: 1 } }).toArray(),
-  );
+  const existing = await compat.retry(() => findRows<DeliveryDocument>(collections, { eventId: event._id }, { subscriberId: 1 }));
   const have = new Set(existing.map((row) => row.subscriberId));
   const missing = planned.filter((id) => !have.has(id));
   if (missing.length === 0) return 0;
@@ -153,7 +152,7 @@ export async function completeFanOut(context: CoreContext, event: EventDocument)
   const byId = new Map(found.map((subscriber) => [subscriber._id, subscriber]));
   const now = context.now();
   const deltas = new EventDeltas();
-  const rows = missing.map((id) => {
+  const rows: DeliveryDocument[] = missing.map((id) => {
     const subscriber = byId.get(id);
     const row = newDeliveryRow(event, subscriber ?? { _id: id, handle: id, targetUrl: '' }, now);
     if (!subscriber?.enabled) {
@@ -164,8 +163,12 @@ export async function completeFanOut(context: CoreContext, event: EventDocument)
     }
     return row;
   });
+  // Cancelled rows go straight to the history; the others join the queue.
+  const settled = rows.filter((row) => row.status === 'FAILED');
+  const queued = rows.filter((row) => row.status !== 'FAILED');
   try {
-    await compat.retry(() => collections.deliveries.insertMany(rows, { ordered: false }));
+    if (queued.length > 0) await compat.write(() => collections.queue.insertMany(queued, { ordered: false }));
+    await insertOrReplace(collections.deliveries, settled, compat.write);
     await applyEventDeltas(collections, compat, deltas, now);
   } catch (error) {
     // Another replica completed the same fan-out at the same time: its rows stand; count afresh.

@@ -3,6 +3,7 @@ import type { CoreContext } from '../context.js';
 import { SUMMARY_PROJECTION, type DeliveryRowSummary } from '../deliveries/mapping.js';
 import type { AttemptDocument } from '../storage/documents.js';
 import { requeueRows } from '../deliveries/requeue.js';
+import { findRows } from '../deliveries/rows.js';
 import { NotFoundError, ValidationError } from '../errors/index.js';
 import { isDuplicateKeyError } from '../storage/collections.js';
 import type { EventDocument } from '../storage/documents.js';
@@ -24,10 +25,7 @@ export function createEventService(context: CoreContext): EventService {
     // Events recorded with no rows (nobody matched) need no delivery query.
     const withRows = events.filter((event) => event.deliveryCount > 0);
     if (withRows.length === 0) return events.map((event) => toWebhookEvent(event, []));
-    const rows = await collections.deliveries
-      .find({ eventId: { $in: withRows.map((event) => event._id) } })
-      .project<DeliveryRowSummary>(SUMMARY_PROJECTION)
-      .toArray();
+    const rows = await findRows<DeliveryRowSummary>(collections, { eventId: { $in: withRows.map((event) => event._id) } }, SUMMARY_PROJECTION);
     return events.map((event) => toWebhookEvent(event, rows.filter((row) => row.eventId === event._id)));
   }
 
@@ -41,7 +39,7 @@ export function createEventService(context: CoreContext): EventService {
   async function detail(scope: Scope, eventId: string) {
     const event = await loadEvent(scope, eventId);
     const [rows, attempts] = await Promise.all([
-      collections.deliveries.find({ eventId }).toArray(),
+      findRows(collections, { eventId }),
       collections.attempts.find({ eventId }).sort({ startedAt: 1 }).toArray() as Promise<AttemptDocument[]>,
     ]);
     return toWebhookEventDetail(event, rows, attempts);

@@ -18,6 +18,7 @@ export const COLLECTION_SUFFIXES = {
   matchBuckets: 'match_buckets',
   handles: 'subscriber_handles',
   events: 'events',
+  queue: 'delivery_queue',
   deliveries: 'deliveries',
   attempts: 'delivery_attempts',
   orgState: 'org_state',
@@ -29,6 +30,9 @@ export interface Collections {
   matchBuckets: Collection<MatchBucketDocument>;
   handles: Collection<HandleDocument>;
   events: Collection<EventDocument>;
+  /** Rows PENDING or IN_FLIGHT: the engine's working set (deliveries/rows.ts). */
+  queue: Collection<DeliveryDocument>;
+  /** Rows DELIVERED or FAILED: the history. */
   deliveries: Collection<DeliveryDocument>;
   attempts: Collection<AttemptDocument>;
   orgState: Collection<OrgStateDocument>;
@@ -41,6 +45,7 @@ export function collectionsFor(db: Db, prefix: string): Collections {
     matchBuckets: db.collection<MatchBucketDocument>(prefix + COLLECTION_SUFFIXES.matchBuckets),
     handles: db.collection<HandleDocument>(prefix + COLLECTION_SUFFIXES.handles),
     events: db.collection<EventDocument>(prefix + COLLECTION_SUFFIXES.events),
+    queue: db.collection<DeliveryDocument>(prefix + COLLECTION_SUFFIXES.queue),
     deliveries: db.collection<DeliveryDocument>(prefix + COLLECTION_SUFFIXES.deliveries),
     attempts: db.collection<AttemptDocument>(prefix + COLLECTION_SUFFIXES.attempts),
     orgState: db.collection<OrgStateDocument>(prefix + COLLECTION_SUFFIXES.orgState),

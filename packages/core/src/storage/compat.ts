@@ -3,8 +3,9 @@
 // MongoDB's documented semantics (single-document atomicity, indexes, retryable writes).
 //
 // What FerretDB v1 (SQLite or PostgreSQL handler) needs, measured on v1.24.2:
-// - `serialWrites`: one client sending two multi-document updates to one collection at once
-//   deadlocked it for good, so writes go through one lane (`StoreCompat.write`).
+// - a serial write lane: one client sending a multi-document update while another write to the
+//   same collection was running deadlocked it for good (seen with updates, and with an update
+//   beside inserts), so every write of the process goes through one lane (`StoreCompat.write`).
 // - `uniqueKeyClaims`: a conditional update is not atomic against a concurrent one (two workers
 //   both "won" the same rows), so a claim first inserts a document whose `_id` names the row's
 //   incarnation; the unique `_id` makes exactly one claimer win.
@@ -27,9 +28,9 @@ export interface StoreCompat {
   readonly groupedOutcomeWrites: boolean;
   /** How many outcome flushes may be in flight at once. */
   readonly writeConcurrency: number;
-  /** Runs a database write: through the single lane and with transient retries on FerretDB v1. */
+  /** Runs a database write (insert, update, delete): through the single lane and with transient retries on FerretDB v1. */
   write<T>(operation: () => Promise<T>): Promise<T>;
-  /** Runs a read or an insert, with transient retries on FerretDB v1 (no lane: they do not deadlock it). */
+  /** Runs a read, with transient retries on FerretDB v1. */
   retry<T>(operation: () => Promise<T>): Promise<T>;
 }
 

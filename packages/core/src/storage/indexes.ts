@@ -13,8 +13,9 @@ export async function ensureIndexes(collections: Collections): Promise<void> {
     collections.events.createIndex({ createdAt: 1, _id: 1 }, { name: 'created' }),
     collections.attempts.createIndex({ eventId: 1 }, { name: 'event' }),
     collections.attempts.createIndex({ startedAt: 1 }, { name: 'started' }),
-    collections.deliveries.createIndex({ eventId: 1, subscriberId: 1 }, { unique: true, name: 'event_subscriber_unique' }),
+    collections.queue.createIndex({ eventId: 1, subscriberId: 1 }, { unique: true, name: 'event_subscriber_unique' }),
+    collections.queue.createIndex({ subscriberId: 1, status: 1 }, { name: 'subscriber_status' }),
+    collections.deliveries.createIndex({ eventId: 1, subscriberId: 1 }, { name: 'event_subscriber' }),
     collections.deliveries.createIndex({ subscriberId: 1, lastAttemptAt: -1, createdAt: -1 }, { name: 'subscriber_recent' }),
-    collections.deliveries.createIndex({ subscriberId: 1, status: 1 }, { name: 'subscriber_status' }),
   ]);
 }

@@ -29,6 +29,15 @@ function handleTaken(handle: string): ConflictError {
   return new ConflictError(`a webhook subscriber with id "${handle}" already exists`);
 }
 
+/** lastAttemptAt descending with never-attempted rows last, then createdAt descending, then id. */
+function newestAttemptFirst(a: DeliveryRowSummary, b: DeliveryRowSummary): number {
+  const attempted = (a.lastAttemptAt?.getTime() ?? -Infinity) - (b.lastAttemptAt?.getTime() ?? -Infinity);
+  if (attempted !== 0 && Number.isFinite(attempted)) return -attempted;
+  if (a.lastAttemptAt && !b.lastAttemptAt) return -1;
+  if (!a.lastAttemptAt && b.lastAttemptAt) return 1;
+  return b.createdAt.getTime() - a.createdAt.getTime() || (a._id < b._id ? 1 : a._id > b._id ? -1 : 0);
+}
+
 function difference(a: readonly string[], b: readonly string[]): string[] {
   return a.filter((item) => !b.includes(item));
 }
@@ -160,13 +169,19 @@ export function createSubscriberService(context: CoreContext): SubscriberService
       const subscriber = await load(scope, handle);
       // Rows never attempted have lastAttemptAt null, which sorts last in descending order; among
       // them the newest created comes first.
-      const rows = await collections.deliveries
-        .find({ subscriberId: subscriber._id })
-        .sort({ lastAttemptAt: -1, createdAt: -1, _id: -1 })
-        .limit(SUBSCRIBER_DELIVERIES_MAX)
-        .project<DeliveryRowSummary>(SUMMARY_PROJECTION)
-        .toArray();
-      return rows.map(toDeliverySummary);
+      const newest = (rows: typeof collections.deliveries) =>
+        rows
+          .find({ subscriberId: subscriber._id })
+          .sort({ lastAttemptAt: -1, createdAt: -1, _id: -1 })
+          .limit(SUBSCRIBER_DELIVERIES_MAX)
+          .project<DeliveryRowSummary>(SUMMARY_PROJECTION)
+          .toArray();
+      const [active, finished] = await Promise.all([newest(collections.queue), newest(collections.deliveries)]);
+      const seen = new Set(active.map((row) => row._id));
+      return [...active, ...finished.filter((row) => !seen.has(row._id))]
+        .sort(newestAttemptFirst)
+        .slice(0, SUBSCRIBER_DELIVERIES_MAX)
+        .map(toDeliverySummary);
     },
   };
 }

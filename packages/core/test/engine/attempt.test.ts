@@ -76,12 +76,12 @@ describe('signing keys during a rotation', () => {
 });
 
 describe('row fields after an attempt', () => {
-  const row = { attempts: 1, leaseOwner: 'worker/7' };
+  const row = { attempts: 1 };
 
-  test('a retry counts the attempt, schedules the next one and names the lease that wrote it', () => {
+  test('a retry counts the attempt and schedules the next one', () => {
     const record = attemptRecord(2, now, { kind: 'error', errorClass: 'TIMEOUT', message: 'no answer in 5000 ms', durationMs: 5000 });
     const fields = outcomeFields({ row, record, verdict: { status: 'PENDING', delayMs: 1_000, reason: 'TIMEOUT' }, now, encryptedFields: [] });
-    expect(fields).toMatchObject({ status: 'PENDING', attempts: 2, lastHttpStatus: null, lastError: 'TIMEOUT: no answer in 5000 ms', leaseOwner: null, settledBy: 'worker/7' });
+    expect(fields).toMatchObject({ status: 'PENDING', attempts: 2, lastHttpStatus: null, lastError: 'TIMEOUT: no answer in 5000 ms', leaseOwner: null });
     expect(fields.nextAttemptAt).toEqual(new Date(now.getTime() + 1_000));
   });
 

@@ -5,6 +5,7 @@ import { resolveConfig } from '../../src/engine/config.js';
 import { createMaintenance, JOB_NAMES, type Maintenance } from '../../src/engine/jobs.js';
 import { claimKey, DeliveryStore } from '../../src/engine/store.js';
 import { storeCompat } from '../../src/storage/compat.js';
+import { findRows } from '../../src/deliveries/rows.js';
 import type { DeliveryDocument, EventDocument } from '../../src/storage/documents.js';
 import { silentLogger } from '../../src/logger.js';
 import { eventually } from './support/harness.js';
@@ -52,7 +53,7 @@ afterAll(async () => {
 test('Agenda runs lease recovery: an expired IN_FLIGHT row goes back to PENDING, never FAILED, with the interrupted attempt counted and recorded; a live lease is kept', async () => {
   const past = new Date(Date.now() - 1_000);
   const future = new Date(Date.now() + 60_000);
-  await store.collections.deliveries.insertMany([
+  await store.collections.queue.insertMany([
     row('expired', 'e-lease', { status: 'IN_FLIGHT', leaseOwner: 'dead-worker', leaseUntil: past, attempts: 2 }),
     row('live', 'e-lease', { status: 'IN_FLIGHT', leaseOwner: 'busy-worker', leaseUntil: future }),
   ]);
@@ -62,13 +63,13 @@ test('Agenda runs lease recovery: an expired IN_FLIGHT row goes back to PENDING,
   // idempotent — which is why correctness never rests on Agenda's exclusivity.
   await maintenance().start();
   await maintenance().start();
-  const recovered = await eventually(() => store.collections.deliveries.findOne({ _id: 'expired' }), (doc) => doc?.status !== 'IN_FLIGHT');
+  const recovered = await eventually(() => store.collections.queue.findOne({ _id: 'expired' }), (doc) => doc?.status !== 'IN_FLIGHT');
   expect(recovered).toMatchObject({ status: 'PENDING', leaseOwner: null, attempts: 3 });
   expect(recovered?.lastError).toMatch(/interrupted/);
   const attempts = await store.collections.attempts.find({ deliveryId: 'expired' }).toArray();
   expect(attempts).toMatchObject([{ attempt: 3, errorClass: 'INTERRUPTED', httpStatus: null }]);
   expect(recovered!.nextAttemptAt!.getTime()).toBeLessThanOrEqual(Date.now());
-  expect(await store.collections.deliveries.findOne({ _id: 'live' })).toMatchObject({ status: 'IN_FLIGHT', leaseOwner: 'busy-worker' });
+  expect(await store.collections.queue.findOne({ _id: 'live' })).toMatchObject({ status: 'IN_FLIGHT', leaseOwner: 'busy-worker' });
   // `every` keeps one job document per name, however many replicas scheduled it.
   const jobs = database.db.collection<{ name: string }>('herald_jobs');
   expect(await jobs.countDocuments({ name: JOB_NAMES.recoverLeases })).toBe(1);
@@ -79,7 +80,7 @@ test('a row whose claimer died before marking it IN_FLIGHT is released, a fresh 
   const stranded = row('stranded', 'e-claim', { nextAttemptAt: longAgo, attempts: 1 });
   const busy = row('busy', 'e-claim', { nextAttemptAt: longAgo });
   const backlogged = row('backlogged', 'e-claim', { nextAttemptAt: longAgo });
-  await store.collections.deliveries.insertMany([stranded, busy, backlogged]);
+  await store.collections.queue.insertMany([stranded, busy, backlogged]);
   await store.claims.insertMany([
     { _id: claimKey(stranded), deliveryId: 'stranded', owner: 'killed-worker', createdAt: longAgo },
     { _id: claimKey(busy), deliveryId: 'busy', owner: 'live-worker', createdAt: new Date() },
@@ -88,13 +89,13 @@ test('a row whose claimer died before marking it IN_FLIGHT is released, a fresh 
   const released = await maintenance().recoverLeases();
 
   expect(released).toBe(1);
-  const after = await store.collections.deliveries.findOne({ _id: 'stranded' });
+  const after = await store.collections.queue.findOne({ _id: 'stranded' });
   expect(after).toMatchObject({ status: 'PENDING', attempts: 1 });
   expect(after!.nextAttemptAt!.getTime()).toBeGreaterThan(longAgo.getTime());
   // Its new incarnation can be claimed again; the others keep theirs.
   expect(await store.claim([after!], 'next-worker', new Date(), new Date(Date.now() + 60_000))).toHaveLength(1);
-  expect((await store.collections.deliveries.findOne({ _id: 'busy' }))!.nextAttemptAt).toEqual(longAgo);
-  expect((await store.collections.deliveries.findOne({ _id: 'backlogged' }))!.nextAttemptAt).toEqual(longAgo);
+  expect((await store.collections.queue.findOne({ _id: 'busy' }))!.nextAttemptAt).toEqual(longAgo);
+  expect((await store.collections.queue.findOne({ _id: 'backlogged' }))!.nextAttemptAt).toEqual(longAgo);
 });
 
 test('reconciliation recounts an event whose counters a dead worker left behind, and settles it', async () => {
@@ -115,14 +116,11 @@ test('retention deletes finished events past the window with their rows, and not
     event('old-running', { status: 'DISPATCHED', createdAt: old }),
     event('new-done', { status: 'ALL_DELIVERED' }),
   ]);
-  await store.collections.deliveries.insertMany([
-    row('old-done-row', 'old-done', { status: 'DELIVERED' }),
-    row('old-running-row', 'old-running', { status: 'PENDING', nextAttemptAt: new Date(Date.now() + 3_600_000) }),
-    row('new-done-row', 'new-done', { status: 'DELIVERED' }),
-  ]);
+  await store.collections.deliveries.insertMany([row('old-done-row', 'old-done', { status: 'DELIVERED' }), row('new-done-row', 'new-done', { status: 'DELIVERED' })]);
+  await store.collections.queue.insertOne(row('old-running-row', 'old-running', { status: 'PENDING', nextAttemptAt: new Date(Date.now() + 3_600_000) }));
   expect(await started[0]!.retention()).toBe(1);
   const remaining = await store.collections.events.find({ _id: { $in: ['old-done', 'old-running', 'new-done'] } }).toArray();
   expect(remaining.map((e) => e._id).sort()).toEqual(['new-done', 'old-running']);
-  const rows = await store.collections.deliveries.find({ eventId: { $in: ['old-done', 'old-running', 'new-done'] } }).toArray();
+  const rows = await findRows(store.collections, { eventId: { $in: ['old-done', 'old-running', 'new-done'] } });
   expect(rows.map((r) => r._id).sort()).toEqual(['new-done-row', 'old-running-row']);
 });

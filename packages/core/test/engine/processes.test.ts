@@ -32,11 +32,11 @@ function receivedDeliveryIds(from = 0): string[] {
 }
 
 async function rowStatuses(eventType: string): Promise<Map<string, string>> {
-  const rows = await database.db
-    .collection<{ _id: string; status: string }>('herald_deliveries')
-    .find({ eventType }, { projection: { status: 1 } })
-    .toArray();
-  return new Map(rows.map((row) => [row._id, row.status]));
+  // Queued rows (PENDING, IN_FLIGHT) and settled ones; a row in both for a moment counts as queued.
+  const read = (name: string) =>
+    database.db.collection<{ _id: string; status: string }>(name).find({ eventType }, { projection: { status: 1 } }).toArray();
+  const [queued, settled] = await Promise.all([read('herald_delivery_queue'), read('herald_deliveries')]);
+  return new Map([...settled, ...queued].map((row) => [row._id, row.status]));
 }
 
 test('SIGKILL mid-run: after a restart every accepted event is delivered, duplicates bounded by what was in flight', async () => {

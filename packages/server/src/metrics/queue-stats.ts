@@ -13,12 +13,14 @@ export interface QueueStats {
 const STATUSES = ['PENDING', 'IN_FLIGHT', 'DELIVERED', 'FAILED'] as const;
 
 export async function readQueueStats(db: Db, collectionPrefix = 'herald_', now = new Date()): Promise<QueueStats> {
-  const deliveries = db.collection<{ status: string; nextAttemptAt?: Date | null }>(`${collectionPrefix}deliveries`);
+  // Core keeps PENDING and IN_FLIGHT rows in the delivery queue, settled ones in the history.
+  const queue = db.collection<{ status: string; nextAttemptAt?: Date | null }>(`${collectionPrefix}delivery_queue`);
+  const history = db.collection<{ status: string }>(`${collectionPrefix}deliveries`);
   const dueFilter = { status: 'PENDING', nextAttemptAt: { $lte: now } };
   const [counts, due, oldest] = await Promise.all([
-    Promise.all(STATUSES.map((status) => deliveries.countDocuments({ status }))),
-    deliveries.countDocuments(dueFilter),
-    deliveries.find(dueFilter, { projection: { nextAttemptAt: 1 } }).sort({ nextAttemptAt: 1 }).limit(1).next(),
+    Promise.all(STATUSES.map((status) => (status === 'PENDING' || status === 'IN_FLIGHT' ? queue : history).countDocuments({ status }))),
+    queue.countDocuments(dueFilter),
+    queue.find(dueFilter, { projection: { nextAttemptAt: 1 } }).sort({ nextAttemptAt: 1 }).limit(1).next(),
   ]);
   const byStatus = Object.fromEntries(STATUSES.map((status, index) => [status, counts[index] ?? 0])) as QueueStats['byStatus'];
   const oldestDue = oldest?.nextAttemptAt instanceof Date ? oldest.nextAttemptAt.getTime() : undefined;

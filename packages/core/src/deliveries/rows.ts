@@ -1,0 +1,51 @@
+// Where a delivery row lives. A row is in `delivery_queue` while it is PENDING or IN_FLIGHT — the
+// engine's working set, which stays as small as the backlog — and in `deliveries` once it is
+// DELIVERED or FAILED. The engine moves it when it settles (insert into the history, then delete
+// from the queue) and a redelivery moves it back, so the cost of claiming and recording never
+// grows with the history. A crash between the two writes can leave a row in both for a moment;
+// readers then take the queue's copy, the live one.
+import type { Document, Filter, MongoBulkWriteError } from 'mongodb';
+import type { Collections } from '../storage/collections.js';
+import { DUPLICATE_KEY } from '../storage/collections.js';
+import type { DeliveryDocument } from '../storage/documents.js';
+
+/** Rows of both collections matching `filter`, one per id (the queue's copy wins). */
+export async function findRows<T extends Pick<DeliveryDocument, '_id'> = DeliveryDocument>(
+  collections: Collections,
+  filter: Filter<DeliveryDocument>,
+  projection?: Document,
+): Promise<T[]> {
+  const options = projection ? { projection } : {};
+  const [active, finished] = await Promise.all([
+    collections.queue.find(filter, options).toArray() as Promise<unknown[]> as Promise<T[]>,
+    collections.deliveries.find(filter, options).toArray() as Promise<unknown[]> as Promise<T[]>,
+  ]);
+  const seen = new Set(active.map((row) => row._id));
+  return [...active, ...finished.filter((row) => !seen.has(row._id))];
+}
+
+export async function findRow(collections: Collections, id: string, projection?: Document): Promise<DeliveryDocument | null> {
+  const options = projection ? { projection } : {};
+  return (await collections.queue.findOne({ _id: id }, options)) ?? (await collections.deliveries.findOne({ _id: id }, options));
+}
+
+/**
+ * Inserts rows, replacing any stored copy with the same id (a row settled twice, e.g. by a worker
+ * whose lease had expired and by the one that took it over: the later write wins).
+ */
+export async function insertOrReplace(
+  target: Collections['deliveries'],
+  rows: readonly DeliveryDocument[],
+  write: <T>(operation: () => Promise<T>) => Promise<T>,
+): Promise<void> {
+  if (rows.length === 0) return;
+  try {
+    await write(() => target.insertMany([...rows], { ordered: false }));
+  } catch (error) {
+    const writeErrors = (error as Partial<MongoBulkWriteError>).writeErrors;
+    const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
+    if (list.length === 0 || list.some((writeError) => writeError.code !== DUPLICATE_KEY)) throw error;
+    const again = list.map((writeError) => rows[writeError.index]!);
+    await write(() => target.bulkWrite(again.map((row) => ({ replaceOne: { filter: { _id: row._id }, replacement: row } })), { ordered: false }));
+  }
+}
