@@ -57,27 +57,29 @@ export class EventDeltas {
       },
     }));
     const touched = [...groups.values()].flatMap((group) => group.ids);
-    return [...operations, ...settleOperations(touched, now)];
+    // Only a row going back to work (a redelivery) can make a settled event DISPATCHED again.
+    const reopening = [...groups.values()].some((group) => group.delta.open > 0);
+    return [...operations, ...settleOperations(touched, now, reopening)];
   }
 }
 
 /** Statements that set each event's status from its counters (no-ops where it is already right). */
-export function settleOperations(eventIds: readonly string[], now: Date): AnyBulkWriteOperation<EventDocument>[] {
+export function settleOperations(eventIds: readonly string[], now: Date, reopening = true): AnyBulkWriteOperation<EventDocument>[] {
   const ids = { $in: [...eventIds] };
   const settle = (filter: object, status: EventStatus): AnyBulkWriteOperation<EventDocument> => ({
     updateMany: { filter: { _id: ids, status: { $nin: [status, 'PENDING'] }, ...filter }, update: { $set: { status, updatedAt: now } } },
   });
   return [
-    settle({ openDeliveries: { $gt: 0 } }, 'DISPATCHED'),
+    ...(reopening ? [settle({ openDeliveries: { $gt: 0 } }, 'DISPATCHED')] : []),
     settle({ openDeliveries: { $lte: 0 }, failedDeliveries: { $lte: 0 } }, 'ALL_DELIVERED'),
     settle({ openDeliveries: { $lte: 0 }, failedDeliveries: { $gt: 0 } }, 'FAILED'),
   ];
 }
 
-export async function applyEventDeltas(collections: Collections, compat: StoreCompat, deltas: EventDeltas, now: Date): Promise<void> {
+export async function applyEventDeltas(collections: Collections, compat: StoreCompat, deltas: EventDeltas, now: Date, urgent = false): Promise<void> {
   const operations = deltas.operations(now);
   if (operations.length === 0) return;
-  await compat.write(() => collections.events.bulkWrite(operations, { ordered: true }));
+  await compat.write(() => collections.events.bulkWrite(operations, { ordered: true }), urgent);
 }
 
 /** Counters an event should have, from its rows. Rows not written yet (fan-out in progress) count as open. */

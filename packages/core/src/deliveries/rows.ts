@@ -36,7 +36,7 @@ export async function findRow(collections: Collections, id: string, projection?:
 export async function insertOrReplace(
   target: Collections['deliveries'],
   rows: readonly DeliveryDocument[],
-  write: <T>(operation: () => Promise<T>) => Promise<T>,
+  write: <T>(operation: () => Promise<T>, urgent?: boolean) => Promise<T>,
 ): Promise<void> {
   if (rows.length === 0) return;
   try {

@@ -150,7 +150,7 @@ export class Dispatcher implements FastPath {
       do {
         this.pollAgain = false;
         while (this.accepting) {
-          const free = Math.min(this.deps.config.concurrency - this.inFlight, this.deps.config.batchSize);
+          const free = Math.min(this.deps.config.concurrency - this.inFlight, this.batchLimit());
           if (free <= 0) {
             this.backlog = true;
             break;
@@ -311,7 +311,7 @@ export class Dispatcher implements FastPath {
 
   private flush(): void {
     while (this.outcomes.length > 0 && this.flushes < this.deps.store.compat.writeConcurrency) {
-      const pending = this.outcomes.splice(0, this.deps.config.batchSize);
+      const pending = this.outcomes.splice(0, this.batchLimit());
       const batch = pending.map((entry) => entry.outcome);
       this.flushes += 1;
       void this.deps.store
@@ -336,6 +336,10 @@ export class Dispatcher implements FastPath {
   }
 
   // ── bookkeeping ──────────────────────────────────────────────────────────────────────────────
+
+  private batchLimit(): number {
+    return Math.min(this.deps.config.batchSize, this.deps.store.compat.maxWriteBatch);
+  }
 
   private newToken(): string {
     this.tokenSeq += 1;

@@ -100,7 +100,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
   const totals = { delivered: 0, failed: 0, retried: 0 };
 
   const maintenance = createMaintenance({
-    db: deps.db,
+    db: deps.compat.separateJobStore ? deps.db.client.db(`${deps.db.databaseName}_jobs`) : deps.db,
     prefix: deps.prefix,
     owner,
     store,

@@ -42,6 +42,10 @@ export class DeliveryStore {
   readonly claims: Collection<ClaimDocument>;
   readonly compat: StoreCompat;
 
+  /** The engine's own operations go before queued publishes on a serial store (storage/compat.ts). */
+  private readonly write = <T>(operation: () => Promise<T>): Promise<T> => this.compat.write(operation, true);
+  private readonly read = <T>(operation: () => Promise<T>): Promise<T> => this.compat.retry(operation, true);
+
   constructor(db: Db, prefix: string, compat: StoreCompat) {
     this.collections = collectionsFor(db, prefix);
     this.claims = db.collection<ClaimDocument>(`${prefix}delivery_claims`);
@@ -59,7 +63,7 @@ export class DeliveryStore {
   /** The oldest due PENDING rows, whoever wrote them, leaving out subscribers with no free slot. */
   findDue(now: Date, limit: number, excludeSubscribers: readonly string[]): Promise<DeliveryDocument[]> {
     const filter = excludeSubscribers.length > 0 ? { subscriberId: { $nin: [...excludeSubscribers] } } : {};
-    return this.compat.retry(() =>
+    return this.read(() =>
       this.collections.queue
         .find({ status: 'PENDING', nextAttemptAt: { $lte: now }, ...filter })
         .sort({ nextAttemptAt: 1 })
@@ -73,8 +77,8 @@ export class DeliveryStore {
     const subscriberIds = [...new Set(rows.map((row) => row.subscriberId))];
     const eventIds = [...new Set(rows.map((row) => row.eventId))];
     const [subscribers, events] = await Promise.all([
-      this.compat.retry(() => this.collections.subscribers.find({ _id: { $in: subscriberIds } }, { projection: SEND_PROJECTION }).toArray()),
-      this.compat.retry(() => this.collections.events.find({ _id: { $in: eventIds } }, { projection: { subscriberIds: 0 } }).toArray()),
+      this.read(() => this.collections.subscribers.find({ _id: { $in: subscriberIds } }, { projection: SEND_PROJECTION }).toArray()),
+      this.read(() => this.collections.events.find({ _id: { $in: eventIds } }, { projection: { subscriberIds: 0 } }).toArray()),
     ]);
     return {
       subscribers: new Map(subscribers.map((subscriber) => [subscriber._id, subscriber as SubscriberForSend])),
@@ -87,7 +91,7 @@ export class DeliveryStore {
     if (rows.length === 0) return [];
     const candidates = this.compat.uniqueKeyClaims ? await this.insertClaims(rows, token, now) : [...rows];
     if (candidates.length === 0) return [];
-    const result = await this.compat.write(() =>
+    const result = await this.write(() =>
       this.collections.queue.updateMany(
         {
           $or: candidates.map((row) => ({ _id: row._id, status: 'PENDING' as DeliveryStatus, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt })),
@@ -98,7 +102,7 @@ export class DeliveryStore {
     const claimed = candidates.map((row) => ({ ...row, status: 'IN_FLIGHT' as DeliveryStatus, leaseOwner: token, leaseUntil }));
     if (result.modifiedCount === candidates.length) return claimed;
     // Another claimer, a cancel or a manual retry changed some rows since we read them.
-    const won = await this.compat.retry(() =>
+    const won = await this.read(() =>
       this.collections.queue.find({ _id: { $in: candidates.map((row) => row._id) }, leaseOwner: token }, { projection: { _id: 1 } }).toArray(),
     );
     const wonIds = new Set(won.map((row) => row._id));
@@ -108,7 +112,7 @@ export class DeliveryStore {
   private async insertClaims(rows: readonly DeliveryDocument[], token: string, now: Date): Promise<DeliveryDocument[]> {
     const documents = rows.map((row) => ({ _id: claimKey(row), deliveryId: row._id, owner: token, createdAt: now }));
     try {
-      await this.compat.write(() => this.claims.insertMany(documents, { ordered: false }));
+      await this.write(() => this.claims.insertMany(documents, { ordered: false }));
       return [...rows];
     } catch (error) {
       const lost = duplicateIndexes(error);
@@ -138,7 +142,7 @@ export class DeliveryStore {
     const applied = [...settled, ...retried];
     const deltas = new EventDeltas();
     for (const { row, fields } of applied) deltas.add(row.eventId, rowDelta('IN_FLIGHT', fields.status ?? 'IN_FLIGHT'));
-    await applyEventDeltas(this.collections, this.compat, deltas, now);
+    await applyEventDeltas(this.collections, this.compat, deltas, now, true);
     return { written: applied.length };
   }
 
@@ -155,25 +159,25 @@ export class DeliveryStore {
       leaseUntil: null,
       settledBy: batch,
     }));
-    await insertOrReplace(this.collections.deliveries, finished, this.compat.write);
+    await insertOrReplace(this.collections.deliveries, finished, this.write);
     const owners = [...new Set(outcomes.map(({ row }) => row.leaseOwner ?? null))];
     const ids = outcomes.map(({ row }) => row._id);
-    const removed = await this.compat.write(() =>
+    const removed = await this.write(() =>
       this.collections.queue.deleteMany({ _id: { $in: ids }, status: 'IN_FLIGHT', leaseOwner: { $in: owners } }),
     );
     if (removed.deletedCount === outcomes.length) return [...outcomes];
     // Some leases were taken over: those rows are someone else's now; take our copies back.
-    const kept = await this.compat.retry(() => this.collections.queue.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray());
+    const kept = await this.read(() => this.collections.queue.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray());
     const notOurs = new Set(kept.map((row) => row._id));
-    await this.compat.write(() => this.collections.deliveries.deleteMany({ _id: { $in: [...notOurs] }, settledBy: batch }));
+    await this.write(() => this.collections.deliveries.deleteMany({ _id: { $in: [...notOurs] }, settledBy: batch }));
     return outcomes.filter(({ row }) => !notOurs.has(row._id));
   }
 
   private async updateRetries(outcomes: readonly Outcome[], batch: string, now: Date): Promise<Outcome[]> {
     if (outcomes.length === 0) return [];
-    const result = await this.compat.write(() => this.collections.queue.bulkWrite(this.retryOperations(outcomes, batch, now), { ordered: false }));
+    const result = await this.write(() => this.collections.queue.bulkWrite(this.retryOperations(outcomes, batch, now), { ordered: false }));
     if (result.modifiedCount === outcomes.length) return [...outcomes];
-    const stored = await this.compat.retry(() =>
+    const stored = await this.read(() =>
       this.collections.queue.find({ _id: { $in: outcomes.map((outcome) => outcome.row._id) } }, { projection: { _id: 1, settledBy: 1 } }).toArray(),
     );
     const settledBy = new Map(stored.map((row) => [row._id, row.settledBy]));
@@ -204,7 +208,7 @@ export class DeliveryStore {
 
   private async insertAttempts(attempts: readonly AttemptDocument[]): Promise<void> {
     try {
-      await this.compat.write(() => this.collections.attempts.insertMany([...attempts], { ordered: false }));
+      await this.write(() => this.collections.attempts.insertMany([...attempts], { ordered: false }));
     } catch (error) {
       if (!duplicateIndexes(error)) throw error; // a record already written by an earlier try
     }
@@ -216,11 +220,11 @@ export class DeliveryStore {
    * the next number and the history shows what happened.
    */
   async recoverExpiredLeases(now: Date, limit = 1_000): Promise<number> {
-    const expired = await this.compat.retry(() =>
+    const expired = await this.read(() =>
       this.collections.queue.find({ status: 'IN_FLIGHT', leaseUntil: { $lt: now } }, { projection: { _id: 1, eventId: 1, subscriberId: 1, orgId: 1, attempts: 1, leaseOwner: 1, updatedAt: 1 } }).limit(limit).toArray(),
     );
     if (expired.length === 0) return 0;
-    const result = await this.compat.write(() =>
+    const result = await this.write(() =>
       this.collections.queue.updateMany(
         { $or: expired.map((row) => ({ _id: row._id, status: 'IN_FLIGHT' as DeliveryStatus, leaseOwner: row.leaseOwner ?? null })) },
         { $set: { status: 'PENDING', nextAttemptAt: now, leaseOwner: null, leaseUntil: null, lastError: INTERRUPTED, updatedAt: now }, $inc: { attempts: 1 } },
@@ -253,17 +257,17 @@ export class DeliveryStore {
   async recoverStrandedClaims(now: Date, staleMs: number, limit = 500): Promise<number> {
     if (!this.compat.uniqueKeyClaims) return 0;
     const cutoff = new Date(now.getTime() - staleMs);
-    const overdue = await this.compat.retry(() =>
+    const overdue = await this.read(() =>
       this.collections.queue.find({ status: 'PENDING', nextAttemptAt: { $lt: cutoff } }).sort({ nextAttemptAt: 1 }).limit(limit).toArray(),
     );
     if (overdue.length === 0) return 0;
-    const claims = await this.compat.retry(() =>
+    const claims = await this.read(() =>
       this.claims.find({ _id: { $in: overdue.map(claimKey) }, createdAt: { $lt: cutoff } }, { projection: { _id: 1 } }).toArray(),
     );
     const stale = new Set(claims.map((claim) => claim._id));
     const stranded = overdue.filter((row) => stale.has(claimKey(row)));
     if (stranded.length === 0) return 0;
-    const result = await this.compat.write(() =>
+    const result = await this.write(() =>
       this.collections.queue.updateMany(
         { $or: stranded.map((row) => ({ _id: row._id, status: 'PENDING' as DeliveryStatus, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt })) },
         { $set: { nextAttemptAt: now, updatedAt: now } },
@@ -277,7 +281,7 @@ export class DeliveryStore {
    * and their event's counters): recounts a page of them from their rows, from `after` on.
    */
   async reconcileEvents(now: Date, quietMs: number, after: Date, limit = 200): Promise<{ checked: number; cursor: Date }> {
-    const events = await this.compat.retry(() =>
+    const events = await this.read(() =>
       this.collections.events
         .find({ status: 'DISPATCHED', updatedAt: { $gt: after, $lt: new Date(now.getTime() - quietMs) } }, { projection: { _id: 1, updatedAt: 1 } })
         .sort({ updatedAt: 1 })
@@ -293,20 +297,20 @@ export class DeliveryStore {
   /** Claims only matter while a reader may still hold the incarnation they name. */
   async purgeClaimsBefore(cutoff: Date): Promise<number> {
     if (!this.compat.uniqueKeyClaims) return 0;
-    return (await this.compat.write(() => this.claims.deleteMany({ createdAt: { $lt: cutoff } }))).deletedCount;
+    return (await this.write(() => this.claims.deleteMany({ createdAt: { $lt: cutoff } }))).deletedCount;
   }
 
   /** Deletes finished events older than the cutoff, with their rows and attempts. Children first: no orphans. */
   async purgeFinishedBefore(cutoff: Date, limit = 1_000): Promise<number> {
-    const old = await this.compat.retry(() =>
+    const old = await this.read(() =>
       this.collections.events.find({ status: { $in: ['ALL_DELIVERED', 'FAILED'] }, createdAt: { $lt: cutoff } }, { projection: { _id: 1 } }).limit(limit).toArray(),
     );
     if (old.length === 0) return 0;
     const ids = old.map((event) => event._id);
-    await this.compat.write(() => this.collections.attempts.deleteMany({ eventId: { $in: ids } }));
-    await this.compat.write(() => this.collections.queue.deleteMany({ eventId: { $in: ids } }));
-    await this.compat.write(() => this.collections.deliveries.deleteMany({ eventId: { $in: ids } }));
-    const result = await this.compat.write(() => this.collections.events.deleteMany({ _id: { $in: ids }, status: { $in: ['ALL_DELIVERED', 'FAILED'] } }));
+    await this.write(() => this.collections.attempts.deleteMany({ eventId: { $in: ids } }));
+    await this.write(() => this.collections.queue.deleteMany({ eventId: { $in: ids } }));
+    await this.write(() => this.collections.deliveries.deleteMany({ eventId: { $in: ids } }));
+    const result = await this.write(() => this.collections.events.deleteMany({ _id: { $in: ids }, status: { $in: ['ALL_DELIVERED', 'FAILED'] } }));
     return result.deletedCount;
   }
 }

@@ -7,15 +7,13 @@
 // A crash between 2 and 3 leaves an event with fewer rows than `deliveryCount`; the fan-out
 // recovery job (fan-out-recovery.ts) finds such events and writes the missing rows from
 // `subscriberIds`. Rows are unique per {eventId, subscriberId}, so completing twice is harmless.
-import { randomUUID } from 'node:crypto';
 import type { MongoBulkWriteError } from 'mongodb';
 import type { CoreContext } from '../context.js';
 import { EventDeltas, applyEventDeltas, recountEvents } from '../deliveries/event-counters.js';
 import { findRows, insertOrReplace } from '../deliveries/rows.js';
-import type { Admission, SubscriberForSend } from '../engine/fast-path.js';
-import type { DeliveryStatus } from '../schemas/index.js';
 import { DUPLICATE_KEY, isDuplicateKeyError } from '../storage/collections.js';
-import type { DeliveryDocument, EventDocument, SealedSecret, SubscriberDocument } from '../storage/documents.js';
+import type { DeliveryDocument, EventDocument, SealedSecret } from '../storage/documents.js';
+import { newDeliveryRow } from './delivery-row.js';
 import type { EventPayload, SplitData } from './payload.js';
 
 /** What `sealedSensitive` holds once opened. */
@@ -55,84 +53,6 @@ export function isOnlyDuplicateKeyErrors(error: unknown): boolean {
   const writeErrors = (error as Partial<MongoBulkWriteError>).writeErrors;
   const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
   return list.length > 0 && list.every((writeError) => writeError.code === DUPLICATE_KEY);
-}
-
-export function newDeliveryRow(
-  event: Pick<EventDocument, '_id' | 'orgId' | 'eventType' | 'occurredAt'>,
-  subscriber: Pick<SubscriberDocument, '_id' | 'handle' | 'targetUrl'>,
-  now: Date,
-  lease?: { token: string; leaseUntil: Date },
-): DeliveryDocument {
-  return {
-    _id: randomUUID(),
-    orgId: event.orgId,
-    eventId: event._id,
-    subscriberId: subscriber._id,
-    subscriberHandle: subscriber.handle,
-    targetUrl: subscriber.targetUrl,
-    eventType: event.eventType,
-    occurredAt: event.occurredAt,
-    status: (lease ? 'IN_FLIGHT' : 'PENDING') as DeliveryStatus,
-    attempts: 0,
-    nextAttemptAt: now,
-    leaseOwner: lease?.token ?? null,
-    leaseUntil: lease?.leaseUntil ?? null,
-    lastHttpStatus: null,
-    lastError: null,
-    lastAttemptAt: null,
-    deliveredAt: null,
-    encryptedFields: [],
-    createdAt: now,
-    updatedAt: now,
-  };
-}
-
-export interface PublishedFanOut {
-  event: EventDocument;
-  rows: DeliveryDocument[];
-}
-
-/**
- * Matches, records the event and its rows, and hands the admitted rows to the engine. Throws the
- * event insert's duplicate-key error unchanged (an idempotent re-publish; the caller answers it).
- */
-export async function publishFanOut(context: CoreContext, draft: EventDocument, payload: EventPayload): Promise<PublishedFanOut> {
-  const { collections, compat } = context;
-  const subscribers = await compat.retry(() => context.directory.matching(draft.orgId, draft.eventType));
-  const now = context.now();
-  const admission = context.engine.admit(subscribers.map((s) => ({ subscriberId: s._id, timeoutMs: s.timeoutMs })), now);
-  const rows = subscribers.map((subscriber, index) =>
-    newDeliveryRow(draft, subscriber, now, admission.accepted[index] ? admission : undefined),
-  );
-  const event: EventDocument = {
-    ...draft,
-    status: rows.length > 0 ? 'DISPATCHED' : 'ALL_DELIVERED',
-    subscriberIds: subscribers.map((subscriber) => subscriber._id),
-    deliveryCount: rows.length,
-    openDeliveries: rows.length,
-    failedDeliveries: 0,
-  };
-  try {
-    await compat.write(() => collections.events.insertOne(event));
-    if (rows.length > 0) await compat.write(() => collections.queue.insertMany(rows, { ordered: false }));
-  } catch (error) {
-    context.engine.release(admission);
-    throw error;
-  }
-  startDeliveries(context, admission, rows, subscribers, payload);
-  return { event, rows };
-}
-
-function startDeliveries(
-  context: CoreContext,
-  admission: Admission,
-  rows: readonly DeliveryDocument[],
-  subscribers: readonly SubscriberForSend[],
-  payload: EventPayload,
-): void {
-  const items = rows.flatMap((row, index) => (admission.accepted[index] ? [{ row, subscriber: subscribers[index]!, payload }] : []));
-  context.engine.dispatch(admission, items);
-  if (items.length < rows.length) context.engine.notify();
 }
 
 /**

@@ -10,7 +10,8 @@ import type { EventDocument } from '../storage/documents.js';
 import type { EventService, Scope } from '../types.js';
 import { validateEventStatus, validatePageQuery } from '../validation/page.js';
 import { newEventDocument } from './event-document.js';
-import { completeFanOut, eventPayload, publishFanOut, sealSensitive } from './fan-out.js';
+import { completeFanOut, eventPayload, sealSensitive } from './fan-out.js';
+import { createPublishBatcher } from './publish-batch.js';
 import { idempotentEventId, newEventId } from './ids.js';
 import { toWebhookEvent, toWebhookEventDetail } from './mapping.js';
 import { splitSensitive } from './payload.js';
@@ -20,6 +21,7 @@ const IDEMPOTENCY_KEY_MAX = 255;
 
 export function createEventService(context: CoreContext): EventService {
   const { collections } = context;
+  const batcher = createPublishBatcher(context);
 
   async function summaries(events: readonly EventDocument[]) {
     // Events recorded with no rows (nobody matched) need no delivery query.
@@ -68,7 +70,7 @@ export function createEventService(context: CoreContext): EventService {
       });
 
       try {
-        const result = await publishFanOut(context, draft, eventPayload(draft, split, order));
+        const result = await batcher.publish(draft, eventPayload(draft, split, order));
         return { event: toWebhookEvent(result.event, result.rows), created: true };
       } catch (error) {
         if (key === undefined || !isDuplicateKeyError(error)) throw error;

@@ -13,6 +13,12 @@
 //   so outcomes with identical fields are written as one `updateMany` per group rather than one
 //   statement per row (their timestamps become the write's time; each attempt record keeps the
 //   attempt's exact start).
+// - `separateJobStore`: Agenda's lock updates run beside Herald's writes and cannot join its lane;
+//   FerretDB v1 keeps one SQLite file per database, so the jobs get a database of their own
+//   (`<database>_jobs`), and with it a lock of their own.
+// - `maxWriteBatch`: an update that touched many documents while others waited hung it for good
+//   (its goroutines held every pooled SQLite connection, seen in a goroutine dump), so a claim or
+//   an outcome write touches at most 50 rows.
 // - transient errors: `InternalError` (code 1) "database is locked" / SQLITE_BUSY under load is
 //   retried with bounded backoff. On MongoDB the driver's retryable reads and writes do this.
 //
@@ -26,12 +32,19 @@ export interface StoreCompat {
   readonly name: StoreCompatName;
   readonly uniqueKeyClaims: boolean;
   readonly groupedOutcomeWrites: boolean;
+  readonly separateJobStore: boolean;
   /** How many outcome flushes may be in flight at once. */
   readonly writeConcurrency: number;
-  /** Runs a database write (insert, update, delete): through the single lane and with transient retries on FerretDB v1. */
-  write<T>(operation: () => Promise<T>): Promise<T>;
-  /** Runs a read, with transient retries on FerretDB v1. */
-  retry<T>(operation: () => Promise<T>): Promise<T>;
+  /** Most rows one claim or outcome write may touch. */
+  readonly maxWriteBatch: number;
+  /**
+   * Runs a database write (insert, update, delete): through the single lane and with transient
+   * retries on FerretDB v1. `urgent` writes (the engine recording outcomes, which frees its slots)
+   * go before queued publishes, so a flood of publishes slows publishing, not delivery.
+   */
+  write<T>(operation: () => Promise<T>, urgent?: boolean): Promise<T>;
+  /** Runs a read, through the lane and with transient retries on FerretDB v1. */
+  retry<T>(operation: () => Promise<T>, urgent?: boolean): Promise<T>;
 }
 
 const TRANSIENT_RETRIES = 5;
@@ -59,30 +72,45 @@ function defaultSleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Runs async sections one at a time, in order. */
+/** Runs async sections one at a time: urgent ones first, each kind in order. */
 class SerialLane {
-  private tail: Promise<unknown> = Promise.resolve();
+  private readonly urgent: Array<() => Promise<void>> = [];
+  private readonly normal: Array<() => Promise<void>> = [];
+  private busy = false;
 
-  run<T>(section: () => Promise<T>): Promise<T> {
-    const result = this.tail.then(section, section);
-    this.tail = result.catch(() => undefined);
-    return result;
+  run<T>(section: () => Promise<T>, urgent = false): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      (urgent ? this.urgent : this.normal).push(() => section().then(resolve, reject));
+      void this.drain();
+    });
+  }
+
+  private async drain(): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      for (let next = this.urgent.shift() ?? this.normal.shift(); next; next = this.urgent.shift() ?? this.normal.shift()) await next();
+    } finally {
+      this.busy = false;
+    }
   }
 }
 
 export function storeCompat(name: StoreCompatName): StoreCompat {
   if (name === 'mongodb') {
-    const direct = <T>(operation: () => Promise<T>): Promise<T> => operation();
-    return { name, uniqueKeyClaims: false, groupedOutcomeWrites: false, writeConcurrency: 4, write: direct, retry: direct };
+    const direct = <T>(operation: () => Promise<T>, _urgent?: boolean): Promise<T> => operation();
+    return { name, uniqueKeyClaims: false, groupedOutcomeWrites: false, separateJobStore: false, writeConcurrency: 4, maxWriteBatch: Number.POSITIVE_INFINITY, write: direct, retry: direct };
   }
   const lane = new SerialLane();
   return {
     name,
     uniqueKeyClaims: true,
     groupedOutcomeWrites: true,
+    separateJobStore: true,
     writeConcurrency: 1,
-    write: (operation) => lane.run(() => retryTransient(operation)),
-    retry: (operation) => retryTransient(operation),
+    maxWriteBatch: 50,
+    write: (operation, urgent) => lane.run(() => retryTransient(operation), urgent),
+    retry: (operation, urgent) => lane.run(() => retryTransient(operation), urgent),
   };
 }
 

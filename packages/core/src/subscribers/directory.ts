@@ -18,15 +18,19 @@ interface OrgEntry {
   byType: Map<string, SubscriberDocument[]>;
 }
 
+export type Matcher = (eventType: string) => Promise<SubscriberDocument[]>;
+
 export interface SubscriberDirectory {
-  /** The enabled subscribers of `orgId` whose filter matches `eventType`, by internal id. */
+  /** Reads the org's revision once; the matcher answers under it (no I/O while cached). */
+  forOrg(orgId: string): Promise<Matcher>;
+  /** The enabled subscribers of `orgId` whose filter matches `eventType`. */
   matching(orgId: string, eventType: string): Promise<SubscriberDocument[]>;
 }
 
 export function createSubscriberDirectory(collections: Collections): SubscriberDirectory {
   const orgs = new Map<string, OrgEntry>();
-  return {
-    async matching(orgId, eventType) {
+  const directory: SubscriberDirectory = {
+    async forOrg(orgId) {
       const state = await collections.orgState.findOne({ _id: orgId });
       const revision = state?.subscribersRevision ?? 0;
       let entry = orgs.get(orgId);
@@ -36,17 +40,24 @@ export function createSubscriberDirectory(collections: Collections): SubscriberD
         orgs.set(orgId, entry);
         if (orgs.size > MAX_ORGS) orgs.delete(orgs.keys().next().value as string);
       }
-      const cached = entry.byType.get(eventType);
-      if (cached) return cached;
-      const found = await findMatchingSubscribers(collections, orgId, eventType);
-      // A concurrent load for a newer revision may have replaced the entry meanwhile: keep that one.
-      if (orgs.get(orgId) === entry) {
-        entry.byType.set(eventType, found);
-        if (entry.byType.size > MAX_TYPES_PER_ORG) entry.byType.delete(entry.byType.keys().next().value as string);
-      }
-      return found;
+      const current = entry;
+      return async (eventType) => {
+        const cached = current.byType.get(eventType);
+        if (cached) return cached;
+        const found = await findMatchingSubscribers(collections, orgId, eventType);
+        // A concurrent load for a newer revision may have replaced the entry meanwhile: keep that one.
+        if (orgs.get(orgId) === current) {
+          current.byType.set(eventType, found);
+          if (current.byType.size > MAX_TYPES_PER_ORG) current.byType.delete(current.byType.keys().next().value as string);
+        }
+        return found;
+      };
+    },
+    async matching(orgId, eventType) {
+      return (await directory.forOrg(orgId))(eventType);
     },
   };
+  return directory;
 }
 
 /** Called after every completed subscriber write of the org. */

@@ -1,0 +1,128 @@
+// Group commit for publishing: publishes that arrive while a batch is being written wait for the
+// next one, and a batch costs three commands however many events it holds — one revision read
+// per org, one insertMany of the events, one of their rows. A lone publisher gets a batch of one
+// (the same three commands); many concurrent publishers share the commands, and on a store that
+// serialises writes (FerretDB v1) the batch is what keeps publishing ahead of the offered rate.
+// Up to `compat.writeConcurrency` batches are in flight; an event is durable before its publish
+// resolves.
+import type { MongoBulkWriteError } from 'mongodb';
+import type { CoreContext } from '../context.js';
+import type { Admission } from '../engine/fast-path.js';
+import { DUPLICATE_KEY } from '../storage/collections.js';
+import type { DeliveryDocument, EventDocument, SubscriberDocument } from '../storage/documents.js';
+import type { Matcher } from '../subscribers/directory.js';
+import { newDeliveryRow } from './delivery-row.js';
+import type { EventPayload } from './payload.js';
+
+/** Most events one batch writes. */
+const MAX_BATCH = 100;
+
+export interface PublishedFanOut {
+  event: EventDocument;
+  rows: DeliveryDocument[];
+}
+
+interface Waiting {
+  draft: EventDocument;
+  payload: EventPayload;
+  resolve(result: PublishedFanOut): void;
+  reject(error: unknown): void;
+}
+
+interface Planned extends Waiting {
+  event: EventDocument;
+  rows: DeliveryDocument[];
+  subscribers: SubscriberDocument[];
+  admission: Admission;
+}
+
+export interface PublishBatcher {
+  /** Records the event and its rows; rejects with the duplicate-key error of an idempotent repeat. */
+  publish(draft: EventDocument, payload: EventPayload): Promise<PublishedFanOut>;
+}
+
+export function createPublishBatcher(context: CoreContext): PublishBatcher {
+  const waiting: Waiting[] = [];
+  let inFlight = 0;
+
+  const pump = (): void => {
+    while (waiting.length > 0 && inFlight < context.compat.writeConcurrency) {
+      const batch = waiting.splice(0, MAX_BATCH);
+      inFlight += 1;
+      void writeBatch(context, batch).finally(() => {
+        inFlight -= 1;
+        pump();
+      });
+    }
+  };
+
+  return {
+    publish(draft, payload) {
+      return new Promise<PublishedFanOut>((resolve, reject) => {
+        waiting.push({ draft, payload, resolve, reject });
+        pump();
+      });
+    },
+  };
+}
+
+async function writeBatch(context: CoreContext, batch: readonly Waiting[]): Promise<void> {
+  const { collections, compat } = context;
+  let planned: Planned[] = [];
+  try {
+    const orgIds = [...new Set(batch.map((item) => item.draft.orgId))];
+    const matchers = new Map<string, Matcher>(
+      await Promise.all(orgIds.map(async (orgId) => [orgId, await compat.retry(() => context.directory.forOrg(orgId))] as const)),
+    );
+    const now = context.now();
+    for (const item of batch) {
+      const subscribers = await compat.retry(() => matchers.get(item.draft.orgId)!(item.draft.eventType));
+      const admission = context.engine.admit(subscribers.map((s) => ({ subscriberId: s._id, timeoutMs: s.timeoutMs })), now);
+      const event: EventDocument = {
+        ...item.draft,
+        status: subscribers.length > 0 ? 'DISPATCHED' : 'ALL_DELIVERED',
+        subscriberIds: subscribers.map((subscriber) => subscriber._id),
+        deliveryCount: subscribers.length,
+        openDeliveries: subscribers.length,
+        failedDeliveries: 0,
+      };
+      const rows = subscribers.map((subscriber, index) => newDeliveryRow(event, subscriber, now, admission.accepted[index] ? admission : undefined));
+      planned.push({ ...item, event, rows, subscribers, admission });
+    }
+    // Events first: a row never exists without its event.
+    const repeated = await insertEvents(context, planned.map((item) => item.event));
+    for (const index of repeated) {
+      const item = planned[index]!;
+      context.engine.release(item.admission);
+      item.reject(Object.assign(new Error(`event ${item.event._id} exists`), { code: DUPLICATE_KEY }));
+    }
+    planned = planned.filter((_item, index) => !repeated.has(index));
+    const rows = planned.flatMap((item) => item.rows);
+    if (rows.length > 0) await compat.write(() => collections.queue.insertMany(rows, { ordered: false }));
+  } catch (error) {
+    for (const item of planned) context.engine.release(item.admission);
+    for (const item of batch) item.reject(error); // no-op for those already answered
+    return;
+  }
+  let anyPending = false;
+  for (const item of planned) {
+    const items = item.rows.flatMap((row, index) => (item.admission.accepted[index] ? [{ row, subscriber: item.subscribers[index]!, payload: item.payload }] : []));
+    context.engine.dispatch(item.admission, items);
+    if (items.length < item.rows.length) anyPending = true;
+    item.resolve({ event: item.event, rows: item.rows });
+  }
+  if (anyPending) context.engine.notify();
+}
+
+/** Inserts the events; returns the indexes refused as duplicates (idempotent repeats). */
+async function insertEvents(context: CoreContext, events: readonly EventDocument[]): Promise<Set<number>> {
+  try {
+    await context.compat.write(() => context.collections.events.insertMany([...events], { ordered: false }));
+    return new Set();
+  } catch (error) {
+    const writeErrors = (error as Partial<MongoBulkWriteError>).writeErrors;
+    const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
+    if (list.length === 0 || list.some((writeError) => writeError.code !== DUPLICATE_KEY)) throw error;
+    return new Set(list.map((writeError) => writeError.index));
+  }
+}
