@@ -3,6 +3,7 @@
 //   POST /control {"failRate": 0..1}  fraction of deliveries answered 500 (deterministic by count)
 //   GET  /receipts?since=K            receipts K.. as [deliveryId, eventId, receivedAtMs, status]
 //   POST /reset                       forget receipts
+//   POST /hang/…                      a receiver that never answers (the request is held open)
 //   any other POST                    a delivery: answered 200, or 500 per failRate
 import { createServer } from 'node:http';
 
@@ -12,6 +13,10 @@ let failRate = 0;
 let failureBudget = 0;
 
 const server = createServer((request, response) => {
+  if (request.url?.startsWith('/hang')) {
+    request.resume();
+    return;
+  }
   const chunks: Buffer[] = [];
   request.on('data', (chunk: Buffer) => chunks.push(chunk));
   request.on('end', () => {
