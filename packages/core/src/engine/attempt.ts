@@ -105,6 +105,26 @@ function describe(record: AttemptRecord, reason: string): string {
   return record.errorMessage ? `${reason}: ${record.errorMessage}` : reason;
 }
 
+/**
+ * An attempt cut short by this worker's shutdown: counted, and handed back due now for another
+ * worker (or this one after a restart) to send again.
+ */
+export function interruptedFields(row: Pick<DeliveryDocument, 'attempts'>, startedAt: Date, now: Date): Partial<DeliveryDocument> {
+  return {
+    status: 'PENDING',
+    attempts: row.attempts + 1,
+    nextAttemptAt: now,
+    lastAttemptAt: startedAt,
+    lastHttpStatus: null,
+    lastError: INTERRUPTED_BY_SHUTDOWN,
+    leaseOwner: null,
+    leaseUntil: null,
+    updatedAt: now,
+  };
+}
+
+export const INTERRUPTED_BY_SHUTDOWN = 'the attempt was interrupted: its worker shut down before an answer came; it will be retried';
+
 /** A row whose subscriber was disabled or deleted after publish is cancelled, never sent. */
 export function cancelledFields(reason: string, now: Date): Partial<DeliveryDocument> {
   return { status: 'FAILED', lastError: reason, nextAttemptAt: null, leaseOwner: null, leaseUntil: null, updatedAt: now };

@@ -15,7 +15,16 @@
 import { randomUUID } from 'node:crypto';
 import { buildSubscriberBody, type EventPayload } from '../events/payload.js';
 import type { AttemptDocument, DeliveryDocument, EventDocument } from '../storage/documents.js';
-import { attemptKeys, attemptRecord, buildOutgoing, cancelledFields, outcomeFields, type SigningProfile } from './attempt.js';
+import {
+  attemptKeys,
+  attemptRecord,
+  buildOutgoing,
+  cancelledFields,
+  INTERRUPTED_BY_SHUTDOWN,
+  interruptedFields,
+  outcomeFields,
+  type SigningProfile,
+} from './attempt.js';
 import type { Random } from './backoff.js';
 import type { EngineConfig } from './config.js';
 import type { Admission, AdmitRequest, DispatchItem, FastPath, SubscriberForSend } from './fast-path.js';
@@ -59,6 +68,8 @@ export class Dispatcher implements FastPath {
   private flushScheduled = false;
   private pollTimer: NodeJS.Timeout | undefined;
   private accepting = false;
+  /** Aborted when a shutdown passes its drain bound: in-flight exchanges end at once. */
+  private readonly shutdown = new AbortController();
   private idleWaiters: Array<() => void> = [];
   private readonly counters = { delivered: 0, failed: 0, retried: 0 };
   private readonly now: () => Date;
@@ -80,16 +91,28 @@ export class Dispatcher implements FastPath {
     return { inFlight: this.inFlight, ...this.counters };
   }
 
-  /** Stops taking work; resolves when in-flight attempts are recorded or the bound passes. */
-  async stop(drainTimeoutMs: number): Promise<boolean> {
+  /**
+   * Stops taking work and waits up to `drainTimeoutMs` for in-flight attempts to finish and be
+   * recorded. Past the bound the exchanges still open are aborted and their rows handed back
+   * (PENDING, due now, the attempt recorded as interrupted), which takes at most `recordMs` more.
+   * Resolves whether everything finished within the bound.
+   */
+  async stop(drainTimeoutMs: number, recordMs = 2_000): Promise<boolean> {
     this.accepting = false;
     clearInterval(this.pollTimer);
+    if (await this.idleWithin(drainTimeoutMs)) return true;
+    this.shutdown.abort(new Error('shutdown'));
+    await this.idleWithin(recordMs);
+    return false;
+  }
+
+  private async idleWithin(ms: number): Promise<boolean> {
     const drained = new Promise<void>((resolve) => {
       if (this.isIdle()) resolve();
       else this.idleWaiters.push(resolve);
     });
     let timer: NodeJS.Timeout | undefined;
-    const timedOut = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), drainTimeoutMs); });
+    const timedOut = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), ms); });
     const result = await Promise.race([drained.then(() => true), timedOut]);
     clearTimeout(timer);
     return result;
@@ -263,9 +286,21 @@ export class Dispatcher implements FastPath {
       const keys = attemptKeys(subscriber, this.deps.profile, startedAt, this.deps.keys);
       const { body, encryptedFields } = buildSubscriberBody(payload, keys.field, this.deps.profile);
       const outgoing = buildOutgoing({ row, subscriber, signing: keys.signing, body, profile: this.deps.profile, now: startedAt, userAgent: this.deps.config.userAgent });
-      const result = await this.deps.sender.send(outgoing);
+      const result = await this.deps.sender.send({ ...outgoing, signal: this.shutdown.signal });
       const finishedAt = this.now();
       const attemptsMade = row.attempts + 1;
+      if (result.kind === 'error' && this.shutdown.signal.aborted) {
+        const attempt: AttemptDocument = {
+          _id: `${row._id}:${row.leaseOwner ?? 'none'}:${attemptsMade}`,
+          deliveryId: row._id,
+          eventId: row.eventId,
+          subscriberId: row.subscriberId,
+          orgId: row.orgId,
+          ...attemptRecord(attemptsMade, startedAt, { ...result, errorClass: 'INTERRUPTED', message: INTERRUPTED_BY_SHUTDOWN }),
+        };
+        this.record({ row, fields: interruptedFields(row, startedAt, finishedAt), attempt }, release);
+        return;
+      }
       const verdict = decide(
         result.kind === 'response' ? { kind: 'response', status: result.status, retryAfter: result.retryAfter } : { kind: 'error', errorClass: result.errorClass },
         attemptsMade,

@@ -34,9 +34,12 @@ export interface DeliveryOptions {
   retentionMs?: number;
   /** Polling interval for due rows created by other processes and due retries, ms. Default 1000. */
   pollIntervalMs?: number;
-  /** Lease = subscriber timeout + this margin, ms. Default 30 000. */
+  /**
+   * Lease = subscriber timeout + this margin, ms. Default 15 000: with the default 5 s timeout and
+   * maintenance interval, a crashed worker's rows are sent again within about 30 s.
+   */
   leaseMarginMs?: number;
-  /** Interval of the lease-recovery job (fan-out completion runs at twice it), ms. Default 15 000. */
+  /** Interval of the lease-recovery job (fan-out completion runs at twice it), ms. Default 10 000. */
   maintenanceIntervalMs?: number;
   /** How often Agenda looks for due jobs, ms. Default 5000. */
   jobPollIntervalMs?: number;
@@ -140,14 +143,14 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
       const current = dispatcher;
       if (current) {
         const drained = await current.stop(options?.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS);
-        if (!drained) deps.logger.warn({}, 'stopped before every in-flight delivery finished; their leases will expire and they will be retried');
+        if (!drained) deps.logger.warn({}, 'drain timeout reached: attempts still in flight were aborted and handed back for retry');
         const final = current.metrics();
         totals.delivered += final.delivered;
         totals.failed += final.failed;
         totals.retried += final.retried;
       }
       dispatcher = undefined;
-      if (!deps.sender) await sender?.close();
+      if (!deps.sender) await sender?.close(true);
       sender = undefined;
     },
     admit: (requests, now) => (dispatcher ?? NO_FAST_PATH).admit(requests, now),

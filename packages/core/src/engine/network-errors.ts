@@ -9,7 +9,9 @@ export type NetworkErrorClass =
   | 'TLS'
   | 'SSRF_BLOCKED'
   | 'INVALID_URL'
-  | 'NETWORK';
+  | 'NETWORK'
+  /** Cut short by this worker's shutdown (recorded; the row is handed back, not failed). */
+  | 'INTERRUPTED';
 
 const TIMEOUT_CODES = new Set(['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'ETIMEDOUT', 'ABORT_ERR']);
 const RESET_CODES = new Set(['ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED', 'ECONNABORTED']);

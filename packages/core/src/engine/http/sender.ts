@@ -22,6 +22,8 @@ export interface OutgoingRequest {
    * by another subscriber's slow receiver on the same origin, and its timeout is its own exchange's.
    */
   poolKey?: string;
+  /** Aborts the exchange from outside (shutdown past its drain bound). */
+  signal?: AbortSignal;
 }
 
 export type SendResult =
@@ -30,7 +32,8 @@ export type SendResult =
 
 export interface HttpSender {
   send(outgoing: OutgoingRequest): Promise<SendResult>;
-  close(): Promise<void>;
+  /** Closes the pools; `force` drops connections with requests still in flight instead of waiting. */
+  close(force?: boolean): Promise<void>;
 }
 
 export interface HttpSenderOptions {
@@ -89,6 +92,8 @@ export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
 
       const abort = new AbortController();
       const timer = setTimeout(() => abort.abort(new DOMException(`no complete answer within ${outgoing.timeoutMs} ms`, 'TimeoutError')), outgoing.timeoutMs);
+      const stop = (): void => abort.abort(outgoing.signal?.reason);
+      outgoing.signal?.addEventListener('abort', stop, { once: true });
       try {
         const response = await request(url, {
           method: 'POST',
@@ -113,13 +118,14 @@ export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
         return { kind: 'error', errorClass: classifyNetworkError(reason), message: describeNetworkError(reason), durationMs: elapsed() };
       } finally {
         clearTimeout(timer);
+        outgoing.signal?.removeEventListener('abort', stop);
       }
     },
-    async close() {
+    async close(force = false) {
       clearInterval(sweep);
       const agents = [shared, ...[...pools.values()].map((pool) => pool.agent)];
       pools.clear();
-      await Promise.all(agents.map((agent) => agent.close()));
+      await Promise.all(agents.map((agent) => (force ? agent.destroy() : agent.close())));
     },
   };
 }
