@@ -123,6 +123,11 @@ export function interruptedFields(row: Pick<DeliveryDocument, 'attempts'>, start
   };
 }
 
+/** A claimed row not attempted (its lease ran too short to start safely): back to PENDING, due now. */
+export function handedBackFields(now: Date): Partial<DeliveryDocument> {
+  return { status: 'PENDING', nextAttemptAt: now, leaseOwner: null, leaseUntil: null, updatedAt: now };
+}
+
 export const INTERRUPTED_BY_SHUTDOWN = 'the attempt was interrupted: its worker shut down before an answer came; it will be retried';
 
 /** A row whose subscriber was disabled or deleted after publish is cancelled, never sent. */

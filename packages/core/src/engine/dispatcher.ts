@@ -20,6 +20,7 @@ import {
   attemptRecord,
   buildOutgoing,
   cancelledFields,
+  handedBackFields,
   INTERRUPTED_BY_SHUTDOWN,
   interruptedFields,
   outcomeFields,
@@ -278,9 +279,11 @@ export class Dispatcher implements FastPath {
       if (!payload) return;
       const startedAt = this.now();
       // Slow database calls may have eaten into the lease; an exchange that could outlive it risks
-      // a second worker sending the same row after recovery. Leave it to recovery instead.
+      // a second worker sending the same row after recovery.
+      // Hand it back at once (not counted as an attempt) rather than wait for the lease to expire.
       if (row.leaseUntil && startedAt.getTime() + subscriber.timeoutMs > row.leaseUntil.getTime()) {
-        this.deps.logger.warn({ deliveryId: row._id }, 'lease too short to attempt safely; left for recovery');
+        this.deps.logger.debug({ deliveryId: row._id }, 'lease too short to attempt safely; handed back');
+        this.record({ row, fields: handedBackFields(startedAt) }, release);
         return;
       }
       const keys = attemptKeys(subscriber, this.deps.profile, startedAt, this.deps.keys);

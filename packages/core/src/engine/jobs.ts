@@ -88,7 +88,8 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
         try {
           await body();
         } catch (error) {
-          logger.error({ job: name, err: error instanceof Error ? error.message : String(error) }, 'maintenance job failed');
+          // A run cut short by stop() (its connection closing) is not a failure worth reporting.
+          if (agenda) logger.error({ job: name, err: error instanceof Error ? error.message : String(error) }, 'maintenance job failed');
           throw error;
         }
       };
