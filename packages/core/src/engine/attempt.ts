@@ -2,7 +2,7 @@
 // rotation) and what to write back (the row's new state and its attempt record).
 import { buildApiPortalHeaders, buildStandardHeaders, unixSeconds } from '@herald/receiver';
 import type { KeyObject } from 'node:crypto';
-import type { AttemptRecord, DeliveryDocument, SubscriberDocument } from '../storage/documents.js';
+import type { AttemptDocument, AttemptRecord, DeliveryDocument, SubscriberDocument } from '../storage/documents.js';
 import type { KeyCache } from './keys.js';
 import type { OutgoingRequest, SendResult } from './http/sender.js';
 import type { Verdict } from './outcome.js';
@@ -69,6 +69,18 @@ export function attemptRecord(attempt: number, startedAt: Date, result: SendResu
     errorClass: result.errorClass,
     errorMessage: result.message,
     responseBodySnippet: null,
+  };
+}
+
+/** The append-only record of one attempt; its id names the lease, so a repeated write is refused. */
+export function attemptDocument(row: Pick<DeliveryDocument, '_id' | 'eventId' | 'subscriberId' | 'orgId' | 'leaseOwner'>, record: AttemptRecord): AttemptDocument {
+  return {
+    _id: `${row._id}:${row.leaseOwner ?? 'none'}:${record.attempt}`,
+    deliveryId: row._id,
+    eventId: row.eventId,
+    subscriberId: row.subscriberId,
+    orgId: row.orgId,
+    ...record,
   };
 }
 

@@ -14,8 +14,9 @@
 // with up to `compat.writeConcurrency` batches in flight.
 import { randomUUID } from 'node:crypto';
 import { buildSubscriberBody, type EventPayload } from '../events/payload.js';
-import type { AttemptDocument, DeliveryDocument, EventDocument } from '../storage/documents.js';
+import type { DeliveryDocument, EventDocument } from '../storage/documents.js';
 import {
+  attemptDocument,
   attemptKeys,
   attemptRecord,
   buildOutgoing,
@@ -293,15 +294,8 @@ export class Dispatcher implements FastPath {
       const finishedAt = this.now();
       const attemptsMade = row.attempts + 1;
       if (result.kind === 'error' && this.shutdown.signal.aborted) {
-        const attempt: AttemptDocument = {
-          _id: `${row._id}:${row.leaseOwner ?? 'none'}:${attemptsMade}`,
-          deliveryId: row._id,
-          eventId: row.eventId,
-          subscriberId: row.subscriberId,
-          orgId: row.orgId,
-          ...attemptRecord(attemptsMade, startedAt, { ...result, errorClass: 'INTERRUPTED', message: INTERRUPTED_BY_SHUTDOWN }),
-        };
-        this.record({ row, fields: interruptedFields(row, startedAt, finishedAt), attempt }, release);
+        const record = attemptRecord(attemptsMade, startedAt, { ...result, errorClass: 'INTERRUPTED', message: INTERRUPTED_BY_SHUTDOWN });
+        this.record({ row, fields: interruptedFields(row, startedAt, finishedAt), attempt: attemptDocument(row, record) }, release);
         return;
       }
       const verdict = decide(
@@ -313,15 +307,7 @@ export class Dispatcher implements FastPath {
       );
       this.counters[verdict.status === 'DELIVERED' ? 'delivered' : verdict.status === 'FAILED' ? 'failed' : 'retried'] += 1;
       const record = attemptRecord(attemptsMade, startedAt, result);
-      const attempt: AttemptDocument = {
-        _id: `${row._id}:${row.leaseOwner ?? 'none'}:${attemptsMade}`,
-        deliveryId: row._id,
-        eventId: row.eventId,
-        subscriberId: row.subscriberId,
-        orgId: row.orgId,
-        ...record,
-      };
-      this.record({ row, fields: outcomeFields({ row, record, verdict, now: finishedAt, encryptedFields }), attempt }, release);
+      this.record({ row, fields: outcomeFields({ row, record, verdict, now: finishedAt, encryptedFields }), attempt: attemptDocument(row, record) }, release);
     } catch (error) {
       // Signing or opening a secret failed (e.g. a master key was removed): the lease will expire
       // and the row will be retried; say why once per attempt.
