@@ -2,7 +2,7 @@
 import { decryptFields } from '@herald/receiver';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { MongoClient, type CommandStartedEvent } from 'mongodb';
-import { createHerald, NotFoundError, ValidationError, type Scope } from '../src/index.js';
+import { ConflictError, createHerald, NotFoundError, ValidationError, type Scope } from '../src/index.js';
 import { createKeyCache } from '../src/engine/keys.js';
 import { completeFanOut, payloadOf, sealSensitive } from '../src/events/fan-out.js';
 import { completeInterruptedFanOuts } from '../src/events/fan-out-recovery.js';
@@ -323,7 +323,7 @@ describe('idempotency', () => {
     const input = { eventType: 'order.placed', aggregateId: 'o1', data: { total: 3 } };
     const first = await t.herald.events.publish(org, input, { idempotencyKey: 'key-1' });
     const notifications = t.engine.notified;
-    const second = await t.herald.events.publish(org, { ...input, data: { total: 999 } }, { idempotencyKey: 'key-1' });
+    const second = await t.herald.events.publish(org, { ...input }, { idempotencyKey: 'key-1' });
     expect(first.created).toBe(true);
     expect(second.created).toBe(false);
     expect(second.event).toEqual(first.event);
@@ -335,6 +335,23 @@ describe('idempotency', () => {
     expect(otherOrg.created).toBe(true);
     expect(otherOrg.event.eventId).not.toBe(first.event.eventId);
     expect((await t.herald.events.publish(org, input, { idempotencyKey: 'key-2' })).created).toBe(true);
+  });
+
+  test('the same key with a different request is a conflict, and nothing is written', async () => {
+    const input = { eventType: 'order.placed', aggregateId: 'o2', data: { total: 3 } };
+    await t.herald.events.publish(org, input, { idempotencyKey: 'key-3' });
+    const before = await collections.events.countDocuments({ orgId: org.orgId });
+    await expect(t.herald.events.publish(org, { ...input, data: { total: 999 } }, { idempotencyKey: 'key-3' })).rejects.toBeInstanceOf(ConflictError);
+    await expect(t.herald.events.publish(org, { ...input, aggregateId: 'o3' }, { idempotencyKey: 'key-3' })).rejects.toMatchObject({ code: 'CONFLICT' });
+    expect(await collections.events.countDocuments({ orgId: org.orgId })).toBe(before);
+  });
+
+  test('keys are scoped per caller: another principal with the same key publishes its own event', async () => {
+    const input = { eventType: 'order.placed', aggregateId: 'o4', data: { total: 3 } };
+    const alice = await t.herald.events.publish({ ...org, actor: 'alice' }, input, { idempotencyKey: 'shared-key' });
+    const bob = await t.herald.events.publish({ ...org, actor: 'bob' }, input, { idempotencyKey: 'shared-key' });
+    expect(bob.created).toBe(true);
+    expect(bob.event.eventId).not.toBe(alice.event.eventId);
   });
 });
 

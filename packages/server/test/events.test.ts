@@ -61,13 +61,24 @@ describe('publish (extension)', () => {
   it('the same Idempotency-Key again → 200 with the original event and no second fan-out', async () => {
     const again = await t.api.post<WebhookEvent>(
       EVENTS,
-      { eventType: 'apikey.generated', aggregateId: 'key-1', data: { name: 'ci' } },
+      { eventType: 'apikey.generated', aggregateType: 'apikey', aggregateId: 'key-1', data: { name: 'ci', token: SENSITIVE_VALUE }, sensitive: ['token'] },
       { headers: { 'idempotency-key': 'publish-once-1' } },
     );
     expect(again.status).toBe(200);
     expect(again.body.eventId).toBe(first.eventId);
     expect(again.headers.get('location')).toBe(`${t.host.url}${EVENTS}/${first.eventId}`);
     expect(await t.database.db.collection('herald_delivery_queue').countDocuments({ eventId: first.eventId })).toBe(1);
+  });
+
+  it('the same Idempotency-Key with a different body → 409 CONFLICT, nothing written', async () => {
+    const other = await t.api.post<{ status: string; code: string; message: string }>(
+      EVENTS,
+      { eventType: 'apikey.generated', aggregateId: 'key-1', data: { name: 'something else' } },
+      { headers: { 'idempotency-key': 'publish-once-1' } },
+    );
+    expect(other.status).toBe(409);
+    expect(other.body).toMatchObject({ status: 'error', code: 'CONFLICT', message: expect.stringMatching(/Idempotency-Key/) });
+    expect(await t.database.db.collection('herald_events').countDocuments({ aggregateId: 'key-1' })).toBe(1);
   });
 
   it('an event nobody subscribes to is ALL_DELIVERED with no rows', async () => {

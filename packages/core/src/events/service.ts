@@ -4,7 +4,7 @@ import { SUMMARY_PROJECTION, type DeliveryRowSummary } from '../deliveries/mappi
 import type { AttemptDocument } from '../storage/documents.js';
 import { requeueRows } from '../deliveries/requeue.js';
 import { findRows } from '../deliveries/rows.js';
-import { NotFoundError, ValidationError } from '../errors/index.js';
+import { ConflictError, NotFoundError, ValidationError } from '../errors/index.js';
 import { isDuplicateKeyError } from '../storage/collections.js';
 import type { EventDocument } from '../storage/documents.js';
 import type { EventService, Scope } from '../types.js';
@@ -12,7 +12,7 @@ import { validateEventStatus, validatePageQuery } from '../validation/page.js';
 import { newEventDocument } from './event-document.js';
 import { completeFanOut, eventPayload, sealSensitive } from './fan-out.js';
 import { createPublishBatcher } from './publish-batch.js';
-import { idempotentEventId, newEventId } from './ids.js';
+import { idempotentEventId, newEventId, publishFingerprint } from './ids.js';
 import { toWebhookEvent, toWebhookEventDetail } from './mapping.js';
 import { splitSensitive } from './payload.js';
 import { validatePublishInput } from './publish-validation.js';
@@ -58,7 +58,7 @@ export function createEventService(context: CoreContext): EventService {
       const order = Object.keys(input.data);
       const hasSensitive = Object.keys(split.sensitiveValues).length > 0;
       const draft = newEventDocument({
-        eventId: key === undefined ? newEventId() : idempotentEventId(scope.orgId, key),
+        eventId: key === undefined ? newEventId() : idempotentEventId(scope.orgId, key, scope.actor),
         orgId: scope.orgId,
         input,
         split,
@@ -69,13 +69,22 @@ export function createEventService(context: CoreContext): EventService {
         sealedSensitive: hasSensitive && context.secretBox.canSeal ? sealSensitive(context, { order, values: split.sensitiveValues }) : undefined,
       });
 
+      const fingerprint =
+        key === undefined
+          ? undefined
+          : publishFingerprint({ ...input, publicData: split.publicData, sensitiveNames: Object.keys(split.sensitiveValues) });
+      if (fingerprint !== undefined) draft.requestFingerprint = fingerprint;
       try {
         const result = await batcher.publish(draft, eventPayload(draft, split, order));
         return { event: toWebhookEvent(result.event, result.rows), created: true };
       } catch (error) {
         if (key === undefined || !isDuplicateKeyError(error)) throw error;
-        // Same idempotency key: the stored event answers; finish its fan-out if a crash interrupted it.
+        // Same idempotency key: the stored event answers — if the request is the same; finish its
+        // fan-out if a crash interrupted it.
         const stored = await loadEvent(scope, draft._id);
+        if (stored.requestFingerprint !== undefined && stored.requestFingerprint !== fingerprint) {
+          throw new ConflictError(`Idempotency-Key "${key}" was already used for a different event; use a new key for a new event`);
+        }
         await completeFanOut(context, stored);
         return { event: (await summaries([stored]))[0]!, created: false };
       }
@@ -87,7 +96,7 @@ export function createEventService(context: CoreContext): EventService {
       const filter = status === undefined ? { orgId: scope.orgId } : { orgId: scope.orgId, status };
       const [events, total] = await Promise.all([
         collections.events
-          .find(filter, { projection: { data: 0, sealedSensitive: 0, subscriberIds: 0 } })
+          .find(filter, { projection: { data: 0, sealedSensitive: 0, subscriberIds: 0, requestFingerprint: 0 } })
           .sort({ occurredAt: -1, _id: -1 })
           .skip(offset)
           .limit(limit)

@@ -77,6 +77,8 @@ export interface EventDocument {
   occurredAt: Date;
   createdAt: Date;
   idempotencyKey?: string;
+  /** With an idempotency key: the request's fingerprint (events/ids.ts), which a repeat must match. */
+  requestFingerprint?: string;
   /** The payload without its sensitive fields. */
   data: Record<string, unknown>;
   /** Names of the sensitive fields that were removed from `data`. */

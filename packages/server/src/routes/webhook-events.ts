@@ -62,12 +62,15 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> 
       schema: {
         operationId: 'publishWebhookEvent',
         summary: 'Publish an event (extension): fans out to every matching enabled subscriber',
-        description: 'A repeated Idempotency-Key answers 200 with the event first published under that key.',
+        description:
+          'A repeated Idempotency-Key with the same request answers 200 with the event first published under that key; ' +
+          'with a different request it answers 409. Keys are scoped to the caller (the token or JWT subject). ' +
+          'Sensitive values are not compared: they are never stored, not even hashed.',
         tags: TAGS,
         headers: PublishHeaders,
         querystring: NoQuery,
         body: schemas.PublishEventInput,
-        response: { 201: schemas.WebhookEvent, 200: schemas.WebhookEvent, ...bodyErrorResponses() },
+        response: { 201: schemas.WebhookEvent, 200: schemas.WebhookEvent, ...bodyErrorResponses(409) },
       },
     },
     async (request, reply) => {
