@@ -69,6 +69,18 @@ export function createSubscriberService(context: CoreContext): SubscriberService
     return context.principals.existing(ids);
   }
 
+  /**
+   * Cancelling a large backlog takes longer than an API call should (seconds for thousands of rows
+   * on a slow store), so it runs after the answer. Nothing depends on its timing: the subscriber is
+   * already disabled or gone, publishers stop matching it, and the engine cancels any row of it
+   * that it claims before this reaches it (also after a crash here).
+   */
+  function cancelInBackground(subscriberId: string, reason: string, now: Date): void {
+    void cancelPendingDeliveries(collections, context.compat, subscriberId, reason, now).catch((error: unknown) => {
+      context.logger.error({ subscriberId, err: error instanceof Error ? error.message : String(error) }, 'cancelling a subscriber\'s pending deliveries failed; the engine cancels them when it claims them');
+    });
+  }
+
   async function respond(document: SubscriberDocument) {
     return toResponse(document, await existingPrincipals(principalsOf([document], true)));
   }
@@ -143,9 +155,7 @@ export function createSubscriberService(context: CoreContext): SubscriberService
             await forgetHandle(collections, scope.orgId, current.handle, current._id);
           }
           await bumpSubscribersRevision(collections, scope.orgId);
-          if (current.enabled && !next.enabled) {
-            await cancelPendingDeliveries(collections, context.compat, current._id, CANCELLED_DISABLED, next.updatedAt);
-          }
+          if (current.enabled && !next.enabled) cancelInBackground(current._id, CANCELLED_DISABLED, next.updatedAt);
           return respond(next);
         }
       });
@@ -161,7 +171,7 @@ export function createSubscriberService(context: CoreContext): SubscriberService
         await removeFromBuckets(collections, scope.orgId, current._id, current.matchKeys);
         await forgetHandle(collections, scope.orgId, current.handle, current._id);
         await bumpSubscribersRevision(collections, scope.orgId);
-        await cancelPendingDeliveries(collections, context.compat, current._id, CANCELLED_DELETED, context.now());
+        cancelInBackground(current._id, CANCELLED_DELETED, context.now());
       });
     },
 
