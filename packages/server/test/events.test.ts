@@ -179,3 +179,19 @@ describe('redeliver and retry (extensions)', () => {
     expect(response.body.code).toBe('ORG_NOT_FOUND');
   });
 });
+
+// Last: the events it publishes would change the counts the list tests above assert.
+describe('publish: shapes of data', () => {
+  it('any JSON object is accepted as data (nested arrays, dotted and $ keys); 1e400 is a 400 with the field', async () => {
+    for (const data of [{ m: [[1, 2]] }, { 'user.name': 'x' }, { $x: 1 }, { o: { $x: 1 } }]) {
+      const response = await t.api.post<WebhookEvent>(EVENTS, { eventType: 'odd.shape', aggregateId: 'o', data });
+      expect(response.status).toBe(201);
+    }
+    const huge = await t.api.request<{ code: string; errors: Array<{ field: string }> }>('POST', EVENTS, {
+      rawBody: '{"eventType":"odd.shape","aggregateId":"o","data":{"n":1e400}}',
+      headers: { 'content-type': 'application/json' },
+    });
+    expect(huge.status).toBe(400);
+    expect(huge.body.errors).toEqual([{ field: 'data.n', message: 'must be a finite number' }]);
+  });
+});

@@ -32,7 +32,7 @@ export function newEventDocument(parts: NewEventParts): EventDocument {
     createdAt: now,
     updatedAt: now,
     // Only the public part of the payload is ever stored in plaintext.
-    data: parts.split.publicData,
+    data: JSON.stringify(parts.split.publicData),
     sensitiveFields: Object.keys(parts.split.sensitiveValues),
     subscriberIds: [],
     deliveryCount: 0,

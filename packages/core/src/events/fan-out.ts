@@ -29,10 +29,11 @@ export function sealSensitive(context: CoreContext, part: SensitivePart): Sealed
 
 /** The event as an attempt needs it, sensitive values opened. */
 export function payloadOf(context: CoreContext, event: EventDocument): EventPayload {
+  const publicData = JSON.parse(event.data) as Record<string, unknown>;
   const part: SensitivePart = event.sealedSensitive
     ? (JSON.parse(context.secretBox.open(event.sealedSensitive)) as SensitivePart)
-    : { order: Object.keys(event.data), values: {} };
-  return eventPayload(event, { publicData: event.data, sensitiveValues: part.values }, part.order);
+    : { order: Object.keys(publicData), values: {} };
+  return eventPayload(event, { publicData, sensitiveValues: part.values }, part.order);
 }
 
 export function eventPayload(event: EventDocument, split: SplitData, order: readonly string[]): EventPayload {

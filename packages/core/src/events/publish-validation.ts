@@ -20,6 +20,35 @@ const checkOccurredAt: Check = (value) => {
   return Number.isNaN(Date.parse(value)) ? 'is not a valid date' : undefined;
 };
 
+/** Nesting deeper than this in `data` is refused (a guard against pathological payloads). */
+export const DATA_MAX_DEPTH = 32;
+
+/**
+ * `data` is any JSON object — keys with dots or `$`, arrays of arrays — kept as its JSON text. What
+ * JSON text cannot carry faithfully is refused with the path: numbers that are not finite (1e400
+ * parses to Infinity, which JSON would turn into null), NUL characters, lone surrogates, and nesting
+ * beyond DATA_MAX_DEPTH.
+ */
+export function dataIssues(value: unknown, path = 'data', depth = 0): FieldIssue[] {
+  if (depth > DATA_MAX_DEPTH) return [{ field: path, message: `is nested more than ${DATA_MAX_DEPTH} levels deep` }];
+  if (typeof value === 'number') return Number.isFinite(value) ? [] : [{ field: path, message: 'must be a finite number' }];
+  if (typeof value === 'string') return textIssue(value, path, 'must not contain NUL characters or unpaired surrogates');
+  if (Array.isArray(value)) return value.flatMap((item, index) => dataIssues(item, `${path}[${index}]`, depth + 1));
+  if (value !== null && typeof value === 'object') {
+    return Object.entries(value).flatMap(([key, item]) => [
+      ...textIssue(key, `${path}.${key}`, 'has a key with a NUL character or an unpaired surrogate'),
+      ...dataIssues(item, `${path}.${key}`, depth + 1),
+    ]);
+  }
+  return [];
+}
+
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+function textIssue(text: string, field: string, message: string): FieldIssue[] {
+  return text.includes('\u0000') || LONE_SURROGATE.test(text) ? [{ field, message }] : [];
+}
+
 const checkData: Check = (value) => (isPlainObject(value) ? undefined : 'must be a JSON object');
 
 function sensitiveIssues(value: unknown): FieldIssue[] {
@@ -53,6 +82,7 @@ export function validatePublishInput(input: unknown, catalog: Catalog): ValidPub
     ['eventType', 'aggregateId', 'data'],
   );
   if (input.sensitive !== undefined) issues.push(...sensitiveIssues(input.sensitive));
+  if (issues.length === 0) issues.push(...dataIssues(input.data).slice(0, 20));
   if (issues.length === 0) {
     issues.push(...catalog.dataIssues(input.eventType as string, input.data as Record<string, unknown>));
   }

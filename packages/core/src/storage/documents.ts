@@ -79,8 +79,11 @@ export interface EventDocument {
   idempotencyKey?: string;
   /** With an idempotency key: the request's fingerprint (events/ids.ts), which a repeat must match. */
   requestFingerprint?: string;
-  /** The payload without its sensitive fields. */
-  data: Record<string, unknown>;
+  /**
+   * The payload without its sensitive fields, as JSON text: any JSON object the API admits (keys
+   * with dots or `$`, arrays of arrays) is stored as sent, whatever the store allows in documents.
+   */
+  data: string;
   /** Names of the sensitive fields that were removed from `data`. */
   sensitiveFields: string[];
   /**

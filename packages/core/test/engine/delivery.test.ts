@@ -3,6 +3,7 @@ import { createServer } from 'node:net';
 import { decryptFields, verify } from '@herald/receiver';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { ValidationError } from '../../src/index.js';
 import { answer, startSink, type Sink } from './support/sink.js';
 import { eventSettles, eventually, scope, startHarness, type Harness } from './support/harness.js';
 
@@ -73,6 +74,32 @@ describe('delivery, standard profile', () => {
     expect(payload.encryptedFields).toEqual(['pan']);
     expect(request.body.toString()).not.toContain('4111111111111111');
     expect(decryptFields(payload.data, WHSEC, 'standard', payload.encryptedFields)).toEqual({ cardId: 'c-1', pan: '4111111111111111' });
+  });
+
+  test('any JSON object is accepted as data and delivered exactly as sent: nested arrays, dotted and $ keys', async () => {
+    const receiver = await sink();
+    await subscribe(receiver.url);
+    const data = { m: [[1, 2], [3]], 'user.name': 'x', $x: 1, o: { $y: { 'a.b': [[{}]] } } };
+    const event = await publish(`${family}.created`, data);
+    expect((await eventSettles(harness.herald, event.eventId)).status).toBe('ALL_DELIVERED');
+    expect((JSON.parse(receiver.received[0]!.body.toString()) as { data: unknown }).data).toEqual(data);
+  });
+
+  test('data JSON cannot carry faithfully is refused with its path, and nothing is recorded', async () => {
+    const before = (await harness.herald.events.list(scope, { limit: 1 })).pagination.total;
+    const refused = async (data: Record<string, unknown>) => {
+      const error = await harness.herald.events.publish(scope, { eventType: 'order.created', aggregateId: 'bad', data }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ValidationError);
+      return (error as ValidationError).errors;
+    };
+    expect(await refused({ n: Number.POSITIVE_INFINITY })).toEqual([{ field: 'data.n', message: 'must be a finite number' }]);
+    expect((await refused({ 'a\u0000b': 1 }))[0]!.field).toBe('data.a\u0000b');
+    expect((await refused({ s: 'x\ud800' }))[0]).toMatchObject({ field: 'data.s' });
+    let deep: Record<string, unknown> = {};
+    const root = deep;
+    for (let i = 0; i < 40; i++) deep = (deep.d = {}) as Record<string, unknown>;
+    expect((await refused(root))[0]!.message).toMatch(/nested more than 32 levels/);
+    expect((await harness.herald.events.list(scope, { limit: 1 })).pagination.total).toBe(before);
   });
 
   test('fast path: the first attempt does not wait for a poll', async () => {

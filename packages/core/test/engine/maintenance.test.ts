@@ -35,7 +35,7 @@ function event(id: string, fields: Partial<EventDocument>): EventDocument {
   const now = new Date();
   return {
     _id: id, orgId: 'acme', eventType: 'a.b', aggregateType: 'a', aggregateId: 'x', status: 'DISPATCHED', occurredAt: now, createdAt: now,
-    data: {}, sensitiveFields: [], subscriberIds: [], deliveryCount: 1, openDeliveries: 1, failedDeliveries: 0, updatedAt: now, ...fields,
+    data: '{}', sensitiveFields: [], subscriberIds: [], deliveryCount: 1, openDeliveries: 1, failedDeliveries: 0, updatedAt: now, ...fields,
   };
 }
 

@@ -25,7 +25,7 @@ test('records the public data only, PENDING, with defaults for aggregateType and
     occurredAt: now,
     createdAt: now,
     updatedAt: now,
-    data: { name: 'A' },
+    data: '{"name":"A"}',
     sensitiveFields: ['ssn'],
     subscriberIds: [],
     deliveryCount: 0,
