@@ -38,7 +38,7 @@ interface Workload extends KubernetesObject {
     replicas: number;
     template: {
       metadata?: { annotations?: Record<string, string> };
-      spec: { securityContext?: Record<string, unknown>; containers: Container[]; volumes?: Volume[] };
+      spec: { securityContext?: Record<string, unknown>; terminationGracePeriodSeconds?: number; containers: Container[]; volumes?: Volume[] };
     };
   };
 }
@@ -153,6 +153,15 @@ describe('charts/herald', () => {
     expect(worker?.spec.template.spec.containers[0]?.args).toEqual(['herald-server', 'start', '--engine-only']);
     const api = workloads(objects).find((object) => object.metadata?.name === 'herald');
     expect(api?.spec.template.spec.containers[0]?.args).toEqual(['herald-server', 'start', '--no-engine']);
+  });
+
+  it('derives the pods\' grace period from the drain timeout, which the host reads from the ConfigMap', () => {
+    const objects = render([...defaultArgs, '--set', 'worker.enabled=true', '--set', 'config.drainTimeoutSeconds=30']);
+    const hosts = workloads(objects).filter((object) => object.metadata?.name === 'herald' || object.metadata?.name === 'herald-worker');
+    expect(hosts.map((object) => object.spec.template.spec.terminationGracePeriodSeconds)).toEqual([45, 45]);
+    const config = objects.find((object) => object.kind === 'ConfigMap') as KubernetesObject & { data: Record<string, string> };
+    expect(config.data.HERALD_DRAIN_TIMEOUT).toBe('30s');
+    expect(helm(['template', release, chart, ...defaultArgs, '--set', 'config.drainTimeoutSeconds=0']).status).not.toBe(0);
   });
 
   it('renders without the operator, and with ServiceMonitors when asked', () => {
