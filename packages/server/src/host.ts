@@ -76,6 +76,8 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
         ...(config.retryScheduleMs ? { retrySchedule: config.retryScheduleMs } : {}),
         ...(config.maxAttempts ? { maxAttempts: config.maxAttempts } : {}),
         ...(config.retentionMs ? { retentionMs: config.retentionMs } : {}),
+        ...(config.leaseMarginMs ? { leaseMarginMs: config.leaseMarginMs } : {}),
+        ...(config.maintenanceIntervalMs ? { maintenanceIntervalMs: config.maintenanceIntervalMs } : {}),
       },
       logger: logger.child({ component: 'core' }),
     });

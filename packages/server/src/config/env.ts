@@ -20,6 +20,8 @@ export const ENV_NAMES: Record<string, string> = {
   retryScheduleMs: 'HERALD_RETRY_SCHEDULE',
   maxAttempts: 'HERALD_MAX_ATTEMPTS',
   retentionMs: 'HERALD_RETENTION',
+  leaseMarginMs: 'HERALD_LEASE_MARGIN',
+  maintenanceIntervalMs: 'HERALD_MAINTENANCE_INTERVAL',
   logLevel: 'HERALD_LOG_LEVEL',
   dataDir: 'HERALD_DATA_DIR',
   drainTimeoutMs: 'HERALD_DRAIN_TIMEOUT',
@@ -100,6 +102,8 @@ export function configFromEnv(env: Env, readFile: (path: string) => string): Raw
   set('retryScheduleMs', text('HERALD_RETRY_SCHEDULE') && list(text('HERALD_RETRY_SCHEDULE')!).map(durationOrRaw));
   set('maxAttempts', text('HERALD_MAX_ATTEMPTS') && integerOrRaw(text('HERALD_MAX_ATTEMPTS')!));
   set('retentionMs', text('HERALD_RETENTION') && durationOrRaw(text('HERALD_RETENTION')!));
+  set('leaseMarginMs', text('HERALD_LEASE_MARGIN') && durationOrRaw(text('HERALD_LEASE_MARGIN')!));
+  set('maintenanceIntervalMs', text('HERALD_MAINTENANCE_INTERVAL') && durationOrRaw(text('HERALD_MAINTENANCE_INTERVAL')!));
   set('logLevel', text('HERALD_LOG_LEVEL'));
   set('dataDir', text('HERALD_DATA_DIR'));
   set('drainTimeoutMs', text('HERALD_DRAIN_TIMEOUT') && durationOrRaw(text('HERALD_DRAIN_TIMEOUT')!));

@@ -56,6 +56,12 @@ export const HostConfig = Type.Object(
     retryScheduleMs: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }), { minItems: 1 })),
     maxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
     retentionMs: Type.Optional(Type.Integer({ minimum: 60_000 })),
+    leaseMarginMs: Type.Optional(
+      Type.Integer({ minimum: 1_000, maximum: 600_000, description: "Lease = the subscriber's timeout + this; a crashed worker's rows are sent again after it." }),
+    ),
+    maintenanceIntervalMs: Type.Optional(
+      Type.Integer({ minimum: 1_000, maximum: 600_000, description: 'How often expired leases are recovered (cluster-wide).' }),
+    ),
     logLevel: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level)), { default: 'info' }),
     dataDir: Type.String({ minLength: 1, default: './.data' }),
     drainTimeoutMs: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000 }),
