@@ -1,12 +1,8 @@
-// The fan-out of one event into delivery rows, in three commands whatever the number of matches:
-//   1. the org's subscriber revision (subscribers/directory.ts; the matches are cached under it)
-//   2. insert the event, already DISPATCHED, with its counters and the matched subscriber ids
-//   3. insert the rows — those the local engine admitted already IN_FLIGHT under its lease
-// and the admitted rows go to the engine in memory (engine/fast-path.ts): nothing is read back.
-//
-// A crash between 2 and 3 leaves an event with fewer rows than `deliveryCount`; the fan-out
-// recovery job (fan-out-recovery.ts) finds such events and writes the missing rows from
-// `subscriberIds`. Rows are unique per {eventId, subscriberId}, so completing twice is harmless.
+// An event's payload as attempts need it, and the completion of a fan-out a crash interrupted.
+// Publishing itself (three commands per batch of events) is publish-batch.ts: it writes the event
+// with its plan (`subscriberIds`, `deliveryCount`) before the rows, so a crash between the two
+// leaves an event with fewer rows than planned, which completeFanOut finishes (fan-out-recovery.ts
+// finds such events). Queued rows are unique per {eventId, subscriberId}: completing twice is harmless.
 import type { MongoBulkWriteError } from 'mongodb';
 import type { CoreContext } from '../context.js';
 import { EventDeltas, applyEventDeltas, recountEvents } from '../deliveries/event-counters.js';
