@@ -55,7 +55,9 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
 
   let compat: StoreCompat;
   try {
-    compat = await detectStoreCompat(db, options.storeCompat);
+    compat = await detectStoreCompat(db, options.storeCompat, (details) =>
+      logger.error(details, 'a store operation has not answered: FerretDB v1 may be deadlocked (run one engine per FerretDB; see docs/ARCHITECTURE.md "Store compatibility")'),
+    );
     await ensureIndexes(collections);
     await assertSecretsReadable(collections, secretBox.keyIds);
   } catch (error) {

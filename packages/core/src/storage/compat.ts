@@ -72,11 +72,19 @@ function defaultSleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/** A lane section running longer than this is reported: FerretDB v1 was seen to deadlock for good. */
+export const STUCK_AFTER_MS = 30_000;
+
 /** Runs async sections one at a time: urgent ones first, each kind in order. */
 class SerialLane {
   private readonly urgent: Array<() => Promise<void>> = [];
   private readonly normal: Array<() => Promise<void>> = [];
   private busy = false;
+  private readonly onStuck: (waitingBehind: number) => void;
+
+  constructor(onStuck: (waitingBehind: number) => void) {
+    this.onStuck = onStuck;
+  }
 
   run<T>(section: () => Promise<T>, urgent = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -89,19 +97,30 @@ class SerialLane {
     if (this.busy) return;
     this.busy = true;
     try {
-      for (let next = this.urgent.shift() ?? this.normal.shift(); next; next = this.urgent.shift() ?? this.normal.shift()) await next();
+      for (let next = this.urgent.shift() ?? this.normal.shift(); next; next = this.urgent.shift() ?? this.normal.shift()) {
+        const watchdog = setTimeout(() => this.onStuck(this.urgent.length + this.normal.length), STUCK_AFTER_MS);
+        watchdog.unref();
+        try {
+          await next();
+        } finally {
+          clearTimeout(watchdog);
+        }
+      }
     } finally {
       this.busy = false;
     }
   }
 }
 
-export function storeCompat(name: StoreCompatName): StoreCompat {
+/** Called when an operation on a serial store has not answered for STUCK_AFTER_MS. */
+export type StuckReport = (details: { afterMs: number; waitingBehind: number }) => void;
+
+export function storeCompat(name: StoreCompatName, onStuck: StuckReport = () => undefined): StoreCompat {
   if (name === 'mongodb') {
     const direct = <T>(operation: () => Promise<T>, _urgent?: boolean): Promise<T> => operation();
     return { name, uniqueKeyClaims: false, groupedOutcomeWrites: false, separateJobStore: false, writeConcurrency: 4, maxWriteBatch: Number.POSITIVE_INFINITY, write: direct, retry: direct };
   }
-  const lane = new SerialLane();
+  const lane = new SerialLane((waitingBehind) => onStuck({ afterMs: STUCK_AFTER_MS, waitingBehind }));
   return {
     name,
     uniqueKeyClaims: true,
@@ -115,9 +134,9 @@ export function storeCompat(name: StoreCompatName): StoreCompat {
 }
 
 /** 'auto' asks the server: FerretDB adds `ferretdbVersion` to `buildInfo`. */
-export async function detectStoreCompat(db: Db, configured: StoreCompatName | 'auto' = 'auto'): Promise<StoreCompat> {
-  if (configured !== 'auto') return storeCompat(configured);
+export async function detectStoreCompat(db: Db, configured: StoreCompatName | 'auto' = 'auto', onStuck?: StuckReport): Promise<StoreCompat> {
+  if (configured !== 'auto') return storeCompat(configured, onStuck);
   const info = await db.admin().command({ buildInfo: 1 }).catch(() => ({}) as Record<string, unknown>);
   const ferret = typeof info.ferretdbVersion === 'string' || (typeof info.ferretdbFeatures === 'object' && info.ferretdbFeatures !== null);
-  return storeCompat(ferret ? 'ferretdb-v1' : 'mongodb');
+  return storeCompat(ferret ? 'ferretdb-v1' : 'mongodb', onStuck);
 }

@@ -1,0 +1,64 @@
+// The FerretDB v1 side of the store-compatibility seam: its lane, its transient retries, its watchdog.
+import { afterEach, expect, test, vi } from 'vitest';
+import { isTransientStoreError, retryTransient, storeCompat, STUCK_AFTER_MS } from '../../src/storage/compat.js';
+
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+const busy = Object.assign(new Error('database is locked (5) (SQLITE_BUSY)'), { code: 1 });
+
+test('only FerretDB\'s backend-busy errors are transient', () => {
+  expect(isTransientStoreError(busy)).toBe(true);
+  expect(isTransientStoreError(Object.assign(new Error('UNIQUE constraint failed'), { code: 1 }))).toBe(false);
+  expect(isTransientStoreError(Object.assign(new Error('E11000'), { code: 11000 }))).toBe(false);
+});
+
+test('a transient error is retried with backoff; others and the last one surface', async () => {
+  const delays: number[] = [];
+  let calls = 0;
+  const value = await retryTransient(async () => {
+    calls += 1;
+    if (calls < 3) throw busy;
+    return 'ok';
+  }, async (ms) => { delays.push(ms); });
+  expect(value).toBe('ok');
+  expect(delays).toHaveLength(2);
+  await expect(retryTransient(async () => { throw busy; }, async () => undefined)).rejects.toBe(busy);
+  await expect(retryTransient(async () => { throw new Error('other'); }, async () => undefined)).rejects.toThrow('other');
+});
+
+test('the lane runs one operation at a time, the engine\'s first', async () => {
+  const compat = storeCompat('ferretdb-v1');
+  const order: string[] = [];
+  let release!: () => void;
+  const first = compat.write(() => new Promise<void>((resolve) => { release = resolve; }).then(() => { order.push('running'); }));
+  const publish = compat.write(async () => { order.push('publish'); });
+  const engine = compat.write(async () => { order.push('engine'); }, true);
+  release();
+  await Promise.all([first, publish, engine]);
+  expect(order).toEqual(['running', 'engine', 'publish']);
+});
+
+test('an operation that does not answer is reported, with how many wait behind it', async () => {
+  vi.useFakeTimers();
+  const reports: Array<{ afterMs: number; waitingBehind: number }> = [];
+  const compat = storeCompat('ferretdb-v1', (details) => reports.push(details));
+  void compat.write(() => new Promise(() => undefined));
+  void compat.retry(async () => 'queued');
+  await vi.advanceTimersByTimeAsync(STUCK_AFTER_MS - 1);
+  expect(reports).toEqual([]);
+  await vi.advanceTimersByTimeAsync(1);
+  expect(reports).toEqual([{ afterMs: STUCK_AFTER_MS, waitingBehind: 1 }]);
+});
+
+test('MongoDB: no lane, nothing held back', async () => {
+  const compat = storeCompat('mongodb');
+  const order: string[] = [];
+  let release!: () => void;
+  const slow = compat.write(() => new Promise<void>((resolve) => { release = resolve; }).then(() => { order.push('slow'); }));
+  await compat.write(async () => { order.push('fast'); });
+  release();
+  await slow;
+  expect(order).toEqual(['fast', 'slow']);
+});
