@@ -140,6 +140,13 @@ describe('methods, fields and bodies', () => {
     expect(request.headers.accept).toBe('text/plain');
   });
 
+  it('sends Content-Length: 0 with a POST that has no body (not a chunked empty body)', async () => {
+    await herald(['api', '-X', 'POST', '/api/v0.9/webhook-events/e1/redeliver']);
+    const request = only();
+    expect(request.headers['content-length']).toBe('0');
+    expect(request.headers['transfer-encoding']).toBeUndefined();
+  });
+
   it('lets a supplied Authorization header (any letter case) replace the token', async () => {
     await herald(['api', '/orgs', '-H', 'authorization: Basic dXNlcjpwYXNz']);
     const request = only();
@@ -420,6 +427,95 @@ describe('beyond the spec', () => {
       `curl -X POST ${server.url}/api/v1/orgs/acme/projects -H 'Accept: application/json' -H 'Content-Type: application/json' ` +
         `-H 'User-Agent: herald-cli/0.1.0' -H 'Authorization: Bearer ***' --data-binary '{"name":"billing"}'\n`,
     );
+    expect(server.requests).toHaveLength(0);
+  });
+});
+
+describe('checked before anything is sent', () => {
+  it('an invalid --jq filter is a usage error before the request, even for DELETE', async () => {
+    const run = await herald(['api', '-X', 'DELETE', '/orgs/{org}', '--jq', '.list[] | ']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^herald: --jq: syntax error/);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('an undefined jq function or variable is caught before the request too', async () => {
+    for (const filter of ['.list[] | nosuchfn', '$nosuchvar']) {
+      const run = await herald(['api', '/orgs', '--jq', filter]);
+      expect(run.code).toBe(2);
+      expect(run.stderr).toContain('is not defined');
+    }
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('a valid filter that fails on the response exits 1 (the request was sent)', async () => {
+    server.respond(() => ({ status: 200, body: '{"list":"not an array"}' }));
+    const run = await herald(['api', '/orgs', '--jq', '.list[0]']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('herald: --jq: Cannot index string with number\n');
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it.each([
+    ['a newline in the value', 'X-A: one\ntwo'],
+    ['a carriage return in the value', 'X-A: one\r\nX-Injected: yes'],
+    ['a control character in the name', 'X\u0001A: one'],
+    ['a character that cannot go into a header', 'X-A: \u65e5\u672c'],
+    ['a name that is not a token', 'X(A): one'],
+  ])('-H with %s is a usage error, nothing sent', async (_, header) => {
+    const run = await herald(['api', '/orgs', '-H', header]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/^herald: invalid header "/);
+    expect(run.stderr).not.toContain('unexpected error');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('placeholder values "." and ".." are sent as escaped path segments', async () => {
+    await herald(['api', '-X', 'DELETE', '/orgs/{org}/projects/{project}', '--org', '..', '--project', '..']);
+    await herald(['api', '/orgs/{org}/projects/{project}', '--org', '.', '--project', '...']);
+    expect(server.requests.map((request) => `${request.method} ${request.url}`)).toStrictEqual([
+      'DELETE /api/v1/orgs/%2E%2E/projects/%2E%2E',
+      'GET /api/v1/orgs/%2E/projects/...',
+    ]);
+  });
+
+  it('a placeholder value ".." from the link or current_org is escaped the same way', async () => {
+    writeFileSync(join(options.cwd, '.herald.json'), JSON.stringify({ project: '..' }));
+    const run = await herald(['api', '--dry-run', '-X', 'DELETE', '/orgs/{org}/projects/{project}']);
+    expect(run.text).toContain(`${server.url}/api/v1/orgs/acme/projects/%2E%2E `);
+  });
+
+  it.each([
+    '/../../x',
+    '/orgs/../..',
+    'orgs/%2e%2E/%2E%2e/admin',
+    '/orgs/.%2E/%2e.',
+    '/api/v0.9/../../x',
+    '/api/v0.9/%2E%2E/v1/orgs',
+    '/orgs\\..\\..\\x',
+  ])('refuses %s, which climbs out of the API base, and sends nothing', async (endpoint) => {
+    const run = await herald(['api', '-X', 'DELETE', endpoint]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('leaves the API base');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('refuses a full URL of the instance whose dot segments leave the API base', async () => {
+    const run = await herald(['api', `${server.url}/api/v1/orgs/../../../healthz`]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('leaves the API base /api/v1');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('resolves dot segments that stay inside the API base', async () => {
+    await herald(['api', '/orgs/other/../{org}/./projects']);
+    expect(only().url).toBe('/api/v1/orgs/acme/projects');
+  });
+
+  it('refuses control characters in the endpoint (a URL parser would silently drop a newline)', async () => {
+    const run = await herald(['api', '/orgs/.\n./x']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('invalid endpoint "/orgs/.\\n./x"');
     expect(server.requests).toHaveLength(0);
   });
 });

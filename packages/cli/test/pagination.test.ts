@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nextLinkFromHeader, nextPageUrl, pageItems } from '../src/api/pagination.js';
+import { RequestUrl } from '../src/api/endpoint.js';
 
 const page = (offset: number, count: number, total: number, limit = 20) => ({
   list: Array.from({ length: count }, (_, index) => offset + index),
@@ -8,12 +9,17 @@ const page = (offset: number, count: number, total: number, limit = 20) => ({
 });
 
 describe('nextPageUrl', () => {
-  const url = new URL('https://h/api/v0.9/webhook-events?status=FAILED&limit=20');
+  const url = new RequestUrl('https://h', '/api/v0.9/webhook-events', '?status=FAILED&limit=20');
 
   it('advances offset by the items received until total is reached', () => {
     expect(nextPageUrl(url, page(0, 20, 45), undefined)?.search).toBe('?status=FAILED&limit=20&offset=20');
     expect(nextPageUrl(url, page(40, 5, 45), undefined)).toBeUndefined();
     expect(nextPageUrl(url, page(0, 0, 45), undefined)).toBeUndefined();
+  });
+
+  it('keeps an escaped ".." segment of the current path when it advances the offset', () => {
+    const escaped = new RequestUrl('https://h', '/api/v1/orgs/%2E%2E/projects', '?limit=2');
+    expect(nextPageUrl(escaped, page(0, 2, 5, 2), undefined)?.href).toBe('https://h/api/v1/orgs/%2E%2E/projects?limit=2&offset=2');
   });
 
   it('stops on bodies that are not pages', () => {

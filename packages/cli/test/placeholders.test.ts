@@ -19,6 +19,10 @@ describe('placeholders', () => {
     expect(fillPlaceholders('/orgs/{org}/projects/{project}/{org}', { org: 'a b', project: 'p/1' })).toBe('/orgs/a%20b/projects/p%2F1/a%20b');
   });
 
+  it('escapes the values "." and ".." so they stay one path segment', () => {
+    expect(fillPlaceholders('/orgs/{org}/projects/{project}', { org: '..', project: '.' })).toBe('/orgs/%2E%2E/projects/%2E');
+  });
+
   it('fails on an empty placeholder that the endpoint uses, and only then', () => {
     expect(() => fillPlaceholders('/orgs/{org}', { org: ' ', project: undefined })).toThrow('{org} is empty');
     expect(() => fillPlaceholders('/orgs/{org}/projects/{project}', { org: 'a', project: undefined })).toThrow("{project} is empty: pass --project or run 'herald link --project PROJECT'");

@@ -1,8 +1,9 @@
 import { describe, expect, it } from 'vitest';
+import { RequestUrl } from '../src/api/endpoint.js';
 import { chooseMethod, parseHeaderArg, planRequest, redactHeader, renderCurl, shellQuote, type PlanInput } from '../src/api/request.js';
 
 const input: PlanInput = {
-  url: new URL('https://h.example/api/v1/orgs'),
+  url: new RequestUrl('https://h.example', '/api/v1/orgs'),
   explicitMethod: undefined,
   fields: [],
   headerArgs: [],
@@ -51,6 +52,16 @@ describe('headers and redaction', () => {
     expect(parseHeaderArg('X-A:  b: c ')).toStrictEqual(['X-A', 'b: c']);
     expect(() => parseHeaderArg('nocolon')).toThrow('invalid header "nocolon"');
     expect(() => parseHeaderArg('bad name: x')).toThrow('invalid header');
+  });
+
+  it('rejects control characters and what cannot be sent in a header, and allows a tab in the value', () => {
+    expect(() => parseHeaderArg('X-A: a\u0000b')).toThrow('invalid header "X-A: a\\u0000b": control characters are not allowed in a header');
+    expect(() => parseHeaderArg('X-A: a\nX-B: b')).toThrow('invalid header "X-A: a\\nX-B: b": control characters');
+    expect(() => parseHeaderArg('X-A\r: b')).toThrow('control characters');
+    expect(() => parseHeaderArg('X-A: \u2603')).toThrow('"\u2603" cannot be sent in a header value');
+    expect(() => parseHeaderArg('X[A]: b')).toThrow('"[" is not allowed in a header name');
+    expect(parseHeaderArg('X-A: a\tb')).toStrictEqual(['X-A', 'a\tb']);
+    expect(parseHeaderArg("X-A!#$%&'*+.^_`|~: caf\u00e9")).toStrictEqual(["X-A!#$%&'*+.^_`|~", 'caf\u00e9']);
   });
 
   it('keeps only the scheme of Authorization and masks known secrets elsewhere', () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { includeBlock, statusLine, verboseRequest, verboseResponse } from '../src/api/transcript.js';
 import { planRequest } from '../src/api/request.js';
+import { RequestUrl } from '../src/api/endpoint.js';
 
 const response = { httpVersion: '1.1', statusCode: 404, statusMessage: 'Not Found', headers: [['Content-Type', 'application/json'], ['set-cookie', 'a=1']] as const };
 
@@ -12,7 +13,7 @@ describe('transcript', () => {
 
   it('renders --verbose lines with the token redacted', () => {
     const plan = planRequest({
-      url: new URL('http://h:1/api/v1/orgs?x=1'),
+      url: new RequestUrl('http://h:1', '/api/v1/orgs', '?x=1'),
       explicitMethod: undefined,
       fields: [{ key: 'a', value: 1 }],
       headerArgs: ['X-Echo: tok_1'],

@@ -135,6 +135,20 @@ describe('webhooks deliveries and events', () => {
   });
 });
 
+describe('ids that are dot segments', () => {
+  it('sends "." and ".." as escaped path segments, never as "this/parent directory"', async () => {
+    server.respond((request) => (request.method === 'DELETE' ? { status: 204 } : json({ eventId: '.', deliveries: [] })));
+    expect((await herald(['webhooks', 'subscribers', 'delete', '..'])).code).toBe(0);
+    expect((await herald(['webhooks', 'events', 'get', '.'])).code).toBe(0);
+    await herald(['webhooks', 'deliveries', '..']);
+    expect(server.requests.map((request) => `${request.method} ${request.url}`)).toStrictEqual([
+      'DELETE /api/v0.9/webhook-subscribers/%2E%2E',
+      'GET /api/v0.9/webhook-events/%2E',
+      'GET /api/v0.9/webhook-subscribers/%2E%2E/deliveries',
+    ]);
+  });
+});
+
 describe('webhooks verify (with @herald/receiver)', () => {
   // Known answer of DECISIONS §6 for the api-portal profile.
   const body = '{"event_id":"e1"}';

@@ -1,5 +1,6 @@
 // --paginate and --slurp over this API's collections: `{list, count, pagination: {total, limit, offset}}`,
 // or an RFC 8288/5988 `Link: <…>; rel="next"` header when a server sends one. Pure.
+import { RequestUrl } from './endpoint.js';
 
 /** The URL of rel="next" in a Link header, if any. */
 export function nextLinkFromHeader(linkHeader: string | undefined): string | undefined {
@@ -41,17 +42,17 @@ export function parseJsonOrUndefined(bytes: Uint8Array): unknown {
   }
 }
 
-/** The next page's URL, or undefined on the last page. */
-export function nextPageUrl(currentUrl: URL, body: unknown, linkHeader: string | undefined): URL | undefined {
+/** The next page's URL, or undefined on the last page. Only the query changes, so the path stays as sent. */
+export function nextPageUrl(currentUrl: RequestUrl, body: unknown, linkHeader: string | undefined): RequestUrl | undefined {
   const linked = nextLinkFromHeader(linkHeader);
-  if (linked !== undefined) return new URL(linked, currentUrl);
+  if (linked !== undefined) return RequestUrl.fromUrl(new URL(linked, currentUrl.href));
   if (!isPage(body)) return undefined;
   const { list, pagination } = body;
   const nextOffset = pagination.offset + list.length;
   if (list.length === 0 || nextOffset >= pagination.total) return undefined;
-  const next = new URL(currentUrl.href);
-  next.searchParams.set('offset', String(nextOffset));
-  return next;
+  const query = new URLSearchParams(currentUrl.search);
+  query.set('offset', String(nextOffset));
+  return currentUrl.withSearch(`?${query.toString()}`);
 }
 
 /** Items a page contributes to --slurp: its `list`, an array's elements, or the value itself. */

@@ -1,5 +1,6 @@
 // Placeholders {org} and {project} in an endpoint (spec area A, rules 1–3). Pure.
 import { usageError } from '../errors.js';
+import { encodePathSegment } from './endpoint.js';
 
 export const supportedPlaceholders = ['{org}', '{project}'] as const;
 
@@ -48,15 +49,25 @@ const emptyHints: Record<string, string> = {
   '{project}': "pass --project or run 'herald link --project PROJECT'",
 };
 
-/** Rules 2 and 3: substitutes values (URL-encoded); an empty value for a used placeholder is an error. */
-export function fillPlaceholders(endpoint: string, values: PlaceholderValues): string {
+function valuesByToken(values: PlaceholderValues): Record<string, string | undefined> {
+  return { '{org}': values.org, '{project}': values.project };
+}
+
+/** Rule 3: every placeholder the endpoint uses has a value. */
+export function assertPlaceholdersFilled(endpoint: string, values: PlaceholderValues): void {
   assertKnownPlaceholders(endpoint);
-  const byToken: Record<string, string | undefined> = { '{org}': values.org, '{project}': values.project };
+  const byToken = valuesByToken(values);
   for (const token of usedPlaceholders(endpoint)) {
     const value = byToken[token];
     if (value === undefined || value.trim() === '') {
       throw usageError('EMPTY_PLACEHOLDER', `${token} is empty: ${emptyHints[token]}`);
     }
   }
-  return endpoint.replace(placeholderPattern, (token) => encodeURIComponent(byToken[token] as string));
+}
+
+/** Rules 2 and 3: substitutes values, each encoded as one path segment ("." and ".." escaped too). */
+export function fillPlaceholders(endpoint: string, values: PlaceholderValues): string {
+  assertPlaceholdersFilled(endpoint, values);
+  const byToken = valuesByToken(values);
+  return endpoint.replace(placeholderPattern, (token) => encodePathSegment(byToken[token] as string));
 }

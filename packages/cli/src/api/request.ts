@@ -1,7 +1,7 @@
 // The request `herald api` will send, computed from flags without any I/O (spec area A, rules 4–6).
 import { usageError } from '../errors.js';
 import { buildJsonBody, buildQueryPairs, type TypedField } from './fields.js';
-import { withQuery } from './endpoint.js';
+import { withQuery, type RequestUrl } from './endpoint.js';
 
 export type Header = readonly [name: string, value: string];
 
@@ -13,13 +13,13 @@ export interface RequestBody {
 
 export interface RequestPlan {
   readonly method: string;
-  readonly url: URL;
+  readonly url: RequestUrl;
   readonly headers: readonly Header[];
   readonly body: RequestBody | undefined;
 }
 
 export interface PlanInput {
-  readonly url: URL;
+  readonly url: RequestUrl;
   readonly explicitMethod: string | undefined;
   readonly fields: readonly TypedField[];
   readonly headerArgs: readonly string[];
@@ -29,14 +29,34 @@ export interface PlanInput {
   readonly userAgent: string;
 }
 
-/** `Name: value` → [Name, value]. */
+/** RFC 9110 token characters, the only ones a header name may have. */
+const tokenCharacter = /[!#$%&'*+\-.^_`|~0-9A-Za-z]/;
+// eslint-disable-next-line no-control-regex -- looking for control characters is the point
+const controlCharacter = /[\u0000-\u0008\u000a-\u001f\u007f]/;
+
+/**
+ * Why a header value cannot be sent, if it cannot: a line break would end the header (or smuggle in
+ * another), and Node sends header text as Latin-1, refusing anything beyond U+00FF.
+ */
+export function headerValueProblem(value: string): string | undefined {
+  if (controlCharacter.test(value)) return 'control characters are not allowed in a header';
+  const wide = /[\u0100-\u{10ffff}]/u.exec(value)?.[0];
+  return wide === undefined ? undefined : `${JSON.stringify(wide)} cannot be sent in a header value (ASCII and Latin-1 only)`;
+}
+
+/** `Name: value` → [Name, value]; anything Node would refuse to send is a usage error here. */
 export function parseHeaderArg(arg: string): Header {
+  const invalid = (reason: string) => usageError('MALFORMED_HEADER', `invalid header ${JSON.stringify(arg)}: ${reason}`);
   const colon = arg.indexOf(':');
   const name = colon === -1 ? '' : arg.slice(0, colon).trim();
-  if (!name || /\s/.test(name)) {
-    throw usageError('MALFORMED_HEADER', `invalid header "${arg}": expected "Name: value"`);
-  }
-  return [name, arg.slice(colon + 1).trim()];
+  if (!name || /\s/.test(name)) throw invalid('expected "Name: value"');
+  if (controlCharacter.test(arg)) throw invalid('control characters are not allowed in a header');
+  const badNameCharacter = [...name].find((character) => !tokenCharacter.test(character));
+  if (badNameCharacter !== undefined) throw invalid(`${JSON.stringify(badNameCharacter)} is not allowed in a header name`);
+  const value = arg.slice(colon + 1).trim();
+  const problem = headerValueProblem(value);
+  if (problem !== undefined) throw invalid(problem);
+  return [name, value];
 }
 
 export function hasHeader(headers: readonly Header[], name: string): boolean {

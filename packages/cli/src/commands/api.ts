@@ -3,7 +3,7 @@ import { booleanFlag, listFlag, parseArgs, stringFlag, type FlagSpec, type Parse
 import { helpFlag, orgFlag, renderHelp, usageHint, type CommandHelp } from '../args/help.js';
 import { CliError, ExitCode, usageError } from '../errors.js';
 import { classifyTypedValue, splitKeyValue, type TypedField } from '../api/fields.js';
-import { assertKnownPlaceholders, fillPlaceholders, resolvePlaceholderValues, usedPlaceholders } from '../api/placeholders.js';
+import { assertKnownPlaceholders, assertPlaceholdersFilled, fillPlaceholders, resolvePlaceholderValues, usedPlaceholders } from '../api/placeholders.js';
 import { resolveEndpointUrl } from '../api/endpoint.js';
 import { planRequest, renderCurl, type RequestPlan } from '../api/request.js';
 import { includeBlock, verboseRequest, verboseResponse } from '../api/transcript.js';
@@ -25,7 +25,7 @@ const flags: readonly FlagSpec[] = [
   orgFlag,
   { name: 'paginate', kind: 'boolean', description: 'Fetch every page (limit/offset or Link rel="next") and print each' },
   { name: 'slurp', kind: 'boolean', description: 'With --paginate: merge the pages\' items into one JSON array' },
-  { name: 'jq', short: 'q', kind: 'string', valueName: 'expression', description: 'Filter the JSON response with jq (strings print raw)' },
+  { name: 'jq', short: 'q', kind: 'string', valueName: 'expression', description: 'Filter the JSON response with jq (strings print raw); checked before the request' },
   { name: 'silent', kind: 'boolean', description: 'Do not print the response body' },
   { name: 'verbose', kind: 'boolean', description: 'Print request and response headers on stderr (token redacted)' },
   { name: 'dry-run', kind: 'boolean', description: 'Print the request as a curl command (token redacted) and send nothing' },
@@ -38,10 +38,12 @@ export const apiHelp: CommandHelp = {
   description: [
     'The endpoint is resolved against the instance\'s API base: "/orgs", "orgs" and "/api/v1/orgs"',
     'are the same. Paths starting with /api/v<version>/ (e.g. /api/v0.9/webhook-subscribers) use that',
-    'version. A full URL must point at the current instance.',
+    'version. A full URL must point at the current instance. "." and ".." segments (also as %2E) are',
+    'resolved first and may not leave the API base.',
     '',
     'Placeholders {org} and {project} are filled from --org/--project, then the directory\'s link',
-    '(herald link), then the config key current_org. Any other {placeholder} is an error.',
+    '(herald link), then the config key current_org, each value encoded as one path segment. Any',
+    'other {placeholder} is an error.',
     '',
     'Fields become the query string for GET and a JSON body for other methods. The body is printed',
     'exactly as received. On HTTP status 400 or above the body is still printed, "herald: HTTP <status>"',
@@ -117,16 +119,15 @@ async function prepareRequest(args: ParsedArgs, endpoint: string): Promise<{ pla
   const config = store.readConfig();
   // The link file is looked for only when a placeholder needs it, so a broken one elsewhere is harmless.
   const link = usedPlaceholders(endpoint).size > 0 ? findLinkFile(process.cwd()) : undefined;
-  const filled = fillPlaceholders(
-    endpoint,
-    resolvePlaceholderValues({ org: stringFlag(args, 'org'), project: stringFlag(args, 'project') }, link ?? {}, config.current_org),
-  );
+  const values = resolvePlaceholderValues({ org: stringFlag(args, 'org'), project: stringFlag(args, 'project') }, link ?? {}, config.current_org);
+  assertPlaceholdersFilled(endpoint, values);
 
   const instance = activeInstance(store);
   const headerArgs = listFlag(args, 'header');
   const userGivesAuthorization = headerArgs.some((header) => /^\s*authorization\s*:/i.test(header));
   const token = userGivesAuthorization ? undefined : requireToken(instance);
-  const url = resolveEndpointUrl(instance.url, filled);
+  // Filled only after the endpoint's own "." and ".." are resolved: a value ".." is data, not a step up.
+  const url = resolveEndpointUrl(instance.url, endpoint, { fill: (text) => fillPlaceholders(text, values) });
 
   const fields = await readFields(fieldArgs);
   const input = inputPath === undefined ? undefined : { bytes: await readFileOrStdin(inputPath, '--input'), path: inputPath };
@@ -196,6 +197,9 @@ export async function runApiCommand(argv: readonly string[]): Promise<number> {
   }
   const endpoint = args.positionals[0] as string;
   assertKnownPlaceholders(endpoint); // rule 2: fails before anything else is looked at
+  const jqFilter = stringFlag(args, 'jq');
+  // Compiled now, so a mistake in the filter is a usage error before the request, not after it.
+  if (jqFilter !== undefined) await (await import('../api/jq.js')).checkJqFilter(jqFilter);
 
   const { plan, secrets } = await prepareRequest(args, endpoint);
   if (booleanFlag(args, 'dry-run')) {
@@ -205,7 +209,7 @@ export async function runApiCommand(argv: readonly string[]): Promise<number> {
   return sendAndPrint(plan, secrets, {
     paginate: booleanFlag(args, 'paginate'),
     slurp: booleanFlag(args, 'slurp'),
-    jqFilter: stringFlag(args, 'jq'),
+    jqFilter,
     verbose: booleanFlag(args, 'verbose'),
     include: booleanFlag(args, 'include'),
     silent: booleanFlag(args, 'silent'),

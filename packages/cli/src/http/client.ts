@@ -11,6 +11,9 @@ export interface ApiCall {
   readonly endpoint: string;
   readonly query?: readonly (readonly [string, string])[];
   readonly body?: unknown;
+  /** The body as JSON text already, for data that must reach the server exactly as written. */
+  readonly jsonText?: string;
+  readonly headers?: readonly HttpHeader[];
 }
 
 export interface ApiResult {
@@ -46,28 +49,31 @@ export function describeHttpError(statusCode: number, body: Buffer): string {
 }
 
 export async function callApiWithToken(instanceUrl: string, token: string, call: ApiCall): Promise<ApiResult> {
-  const url = withQuery(resolveEndpointUrl(instanceUrl, call.endpoint), call.query ?? []);
+  // Endpoints here are built by commands, ids encoded with encodePathSegment: no segment navigates.
+  const url = withQuery(resolveEndpointUrl(instanceUrl, call.endpoint, { dotSegments: 'literal' }), call.query ?? []);
   const headers: HttpHeader[] = [
     ['Accept', 'application/json'],
     ['User-Agent', userAgent],
     ['Authorization', `Bearer ${token}`],
+    ...(call.headers ?? []),
   ];
+  const text = call.jsonText ?? (call.body === undefined ? undefined : JSON.stringify(call.body));
   let body: Uint8Array | undefined;
-  if (call.body !== undefined) {
+  if (text !== undefined) {
     headers.push(['Content-Type', 'application/json']);
-    body = Buffer.from(JSON.stringify(call.body), 'utf8');
+    body = Buffer.from(text, 'utf8');
   }
   const response = await sendHttpRequest({ method: call.method, url, headers, body });
   if (response.statusCode >= 400) {
     throw new CliError(`HTTP_${response.statusCode}`, describeHttpError(response.statusCode, response.body), ExitCode.failed);
   }
-  const text = response.body.toString('utf8');
+  const responseText = response.body.toString('utf8');
   let data: unknown;
-  if (text.trim() !== '') {
+  if (responseText.trim() !== '') {
     try {
-      data = JSON.parse(text);
+      data = JSON.parse(responseText);
     } catch {
-      throw new CliError('NOT_JSON', `expected JSON from ${url.pathname}, got: ${text.slice(0, 80)}`, ExitCode.failed);
+      throw new CliError('NOT_JSON', `expected JSON from ${url.pathname}, got: ${responseText.slice(0, 80)}`, ExitCode.failed);
     }
   }
   return { response, data };

@@ -2,16 +2,20 @@
 // fetch: it starts faster, sends no Accept-Encoding of its own and never decodes the body, so what
 // the server sent is exactly what the caller gets.
 import type { IncomingMessage, RequestOptions } from 'node:http';
+import type { RequestUrl } from '../api/endpoint.js';
 import { CliError, ExitCode } from '../errors.js';
 
 export type HttpHeader = readonly [name: string, value: string];
 
 export interface HttpRequest {
   readonly method: string;
-  readonly url: URL;
+  readonly url: RequestUrl;
   readonly headers: readonly HttpHeader[];
   readonly body: Uint8Array | undefined;
 }
+
+/** Methods whose requests carry content; one sent without a body still says so (RFC 9110 §8.6). */
+const methodsWithContent = new Set(['POST', 'PUT', 'PATCH']);
 
 export interface HttpResponse {
   readonly httpVersion: string;
@@ -40,15 +44,22 @@ export async function sendHttpRequest(request: HttpRequest): Promise<HttpRespons
   // With a raw header array Node adds no Host header of its own.
   const headers: string[] = request.headers.some(([name]) => name.toLowerCase() === 'host') ? [] : ['Host', request.url.host];
   for (const [name, value] of request.headers) headers.push(name, value);
-  if (request.body) headers.push('Content-Length', String(request.body.byteLength));
+  if (request.body) {
+    headers.push('Content-Length', String(request.body.byteLength));
+  } else if (methodsWithContent.has(request.method) && !request.headers.some(([name]) => /^(content-length|transfer-encoding)$/i.test(name))) {
+    // Otherwise Node announces a chunked body, which servers (Fastify among them) then try to parse.
+    headers.push('Content-Length', '0');
+  }
   const options: RequestOptions = {
     method: request.method,
+    // Given here rather than through a URL object, so nothing re-parses an escaped `%2E%2E` segment.
+    path: request.url.pathname + request.url.search,
     // A flat [name, value, …] array keeps the user's header letter case and order.
     headers,
     agent: false, // one request, one connection: nothing keeps the process alive afterwards
   };
   return new Promise<HttpResponse>((resolve, reject) => {
-    const outgoing = transport.request(request.url, options, (response: IncomingMessage) => {
+    const outgoing = transport.request(request.url.origin, options, (response: IncomingMessage) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
       response.on('error', reject);

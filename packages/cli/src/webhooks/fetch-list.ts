@@ -1,4 +1,5 @@
 // Lists with --limit/--offset, or every page with --all (merged into one `list`).
+import { RequestUrl } from '../api/endpoint.js';
 import { nextPageUrl, pageItems } from '../api/pagination.js';
 import type { ActiveInstance } from '../config/instance.js';
 import { callApi } from '../http/client.js';
@@ -14,13 +15,13 @@ export async function fetchList(instance: ActiveInstance, request: ListQuery): P
   if (!request.all) return first.data;
   const items = [...pageItems(first.data)];
   // Only path and query matter for finding the next page; callApi resolves them against the instance.
-  let current = new URL(request.endpoint, 'http://instance.invalid');
-  for (const [key, value] of request.query) current.searchParams.append(key, value);
+  const query = new URLSearchParams(request.query.map(([key, value]): [string, string] => [key, value]));
+  let current = new RequestUrl('http://instance.invalid', request.endpoint, query.size > 0 ? `?${query.toString()}` : '');
   let data = first.data;
   for (let page = 0; page < 10_000; page++) {
     const next = nextPageUrl(current, data, undefined);
     if (!next) break;
-    const result = await callApi(instance, { method: 'GET', endpoint: next.pathname, query: [...next.searchParams.entries()] });
+    const result = await callApi(instance, { method: 'GET', endpoint: next.pathname, query: [...new URLSearchParams(next.search).entries()] });
     items.push(...pageItems(result.data));
     current = next;
     data = result.data;

@@ -1,4 +1,5 @@
 // Flags of `subscribers create|update` → a WebhookSubscriberRequest body (spec B). Pure.
+import { encodePathSegment } from '../api/endpoint.js';
 import { usageError } from '../errors.js';
 
 export interface SubscriberFlags {
@@ -53,8 +54,8 @@ export function parsePageNumber(text: string | undefined, flag: string): string 
   return text;
 }
 
-/** Path segment for a subscriber handle or event id, so `a/b` cannot reach another resource. */
+/** Path segment for a subscriber handle or event id, so `a/b` or `..` cannot reach another resource. */
 export function resourcePath(collection: string, id: string, suffix = ''): string {
   if (id.trim() === '') throw usageError('MISSING_ARGUMENT', 'the id is empty');
-  return `/api/v0.9/${collection}/${encodeURIComponent(id)}${suffix}`;
+  return `/api/v0.9/${collection}/${encodePathSegment(id)}${suffix}`;
 }
