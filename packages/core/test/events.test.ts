@@ -509,7 +509,7 @@ describe('cancellation, redeliver and retry', () => {
     await settleRow(staying._id, { status: 'DELIVERED', deliveredAt: new Date() });
     await collections.events.updateOne({ _id: event.eventId }, { $inc: { openDeliveries: -1 } });
     await t.herald.subscribers.delete(org, 'to-delete');
-    await expect.poll(async () => (await t.herald.events.get(org, event.eventId)).status).toBe('FAILED');
+    await expect.poll(async () => (await t.herald.events.get(org, event.eventId)).status, { timeout: 10_000 }).toBe('FAILED'); // cancellation runs in the background
     const after = await t.herald.events.get(org, event.eventId);
     expect(after.deliveries.find((row) => row.subscriberId === 'to-delete')).toMatchObject({
       status: 'FAILED',

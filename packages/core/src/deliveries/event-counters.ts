@@ -39,6 +39,10 @@ export class EventDeltas {
     return this.deltas.size;
   }
 
+  entries(): IterableIterator<[string, CounterDelta]> {
+    return this.deltas.entries();
+  }
+
   /** The statements: one `$inc` per distinct change, then the status settling of every event touched. */
   operations(now: Date): AnyBulkWriteOperation<EventDocument>[] {
     const groups = new Map<string, { delta: CounterDelta; ids: string[] }>();

@@ -150,6 +150,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
         totals.retried += final.retried;
       }
       dispatcher = undefined;
+      await store.flushEventCounters(new Date()).catch((error: unknown) => deps.logger.warn({ err: { message: (error as Error).message } }, 'event counters not written at stop: the reconciliation will recount those events'));
       if (!deps.sender) await sender?.close(true);
       sender = undefined;
     },

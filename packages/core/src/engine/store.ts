@@ -7,6 +7,7 @@
 // under its lease token. Where updates are not atomic (FerretDB v1) a claimer first inserts one
 // claim document per row whose `_id` names that incarnation of the row; the unique `_id` decides.
 import type { AnyBulkWriteOperation, Collection, Db, MongoBulkWriteError } from 'mongodb';
+import { DeferredEventCounters } from '../deliveries/deferred-event-counters.js';
 import { applyEventDeltas, EventDeltas, recountEvents, rowDelta } from '../deliveries/event-counters.js';
 import { insertOrReplace } from '../deliveries/rows.js';
 import type { DeliveryStatus } from '../schemas/index.js';
@@ -41,6 +42,7 @@ export class DeliveryStore {
   readonly collections: Collections;
   readonly claims: Collection<ClaimDocument>;
   readonly compat: StoreCompat;
+  private readonly deferredCounters: DeferredEventCounters | undefined;
 
   /** The engine's own operations go before queued publishes on a serial store (storage/compat.ts). */
   private readonly write = <T>(operation: () => Promise<T>): Promise<T> => this.compat.write(operation, true);
@@ -50,6 +52,7 @@ export class DeliveryStore {
     this.collections = collectionsFor(db, prefix);
     this.claims = db.collection<ClaimDocument>(`${prefix}delivery_claims`);
     this.compat = compat;
+    this.deferredCounters = compat.deferredEventCounters ? new DeferredEventCounters(this.collections, compat) : undefined;
   }
 
   async ensureIndexes(): Promise<void> {
@@ -78,12 +81,19 @@ export class DeliveryStore {
     const eventIds = [...new Set(rows.map((row) => row.eventId))];
     const [subscribers, events] = await Promise.all([
       this.read(() => this.collections.subscribers.find({ _id: { $in: subscriberIds } }, { projection: SEND_PROJECTION }).toArray()),
-      this.read(() => this.collections.events.find({ _id: { $in: eventIds } }, { projection: { subscriberIds: 0 } }).toArray()),
+      this.findEvents(eventIds),
     ]);
     return {
       subscribers: new Map(subscribers.map((subscriber) => [subscriber._id, subscriber as SubscriberForSend])),
       events: new Map(events.map((event) => [event._id, event])),
     };
+  }
+
+  private async findEvents(eventIds: readonly string[]): Promise<EventDocument[]> {
+    const projection = { subscriberIds: 0 };
+    if (!this.compat.pointReads) return this.read(() => this.collections.events.find({ _id: { $in: [...eventIds] } }, { projection }).toArray());
+    const found = await Promise.all(eventIds.map((_id) => this.read(() => this.collections.events.findOne({ _id }, { projection }))));
+    return found.filter((event): event is EventDocument => event !== null);
   }
 
   /** Claims rows read a moment ago under `token`; returns the rows won, as now stored. */
@@ -142,8 +152,14 @@ export class DeliveryStore {
     const applied = [...settled, ...retried];
     const deltas = new EventDeltas();
     for (const { row, fields } of applied) deltas.add(row.eventId, rowDelta('IN_FLIGHT', fields.status ?? 'IN_FLIGHT'));
-    await applyEventDeltas(this.collections, this.compat, deltas, now, true);
+    if (this.deferredCounters) await this.deferredCounters.apply(deltas, now);
+    else await applyEventDeltas(this.collections, this.compat, deltas, now, true);
     return { written: applied.length };
+  }
+
+  /** Writes the event counter changes this process still holds (it is stopping). */
+  async flushEventCounters(now: Date): Promise<void> {
+    await this.deferredCounters?.flush(now);
   }
 
   /** History first, then out of the queue: a crash in between leaves a copy, never no row. */
@@ -281,6 +297,7 @@ export class DeliveryStore {
    * and their event's counters): recounts a page of them from their rows, from `after` on.
    */
   async reconcileEvents(now: Date, quietMs: number, after: Date, limit = 200): Promise<{ checked: number; cursor: Date }> {
+    await this.deferredCounters?.flushHeldSince(new Date(now.getTime() - quietMs), now);
     const events = await this.read(() =>
       this.collections.events
         .find({ status: 'DISPATCHED', updatedAt: { $gt: after, $lt: new Date(now.getTime() - quietMs) } }, { projection: { _id: 1, updatedAt: 1 } })
@@ -288,7 +305,9 @@ export class DeliveryStore {
         .limit(limit)
         .toArray(),
     );
-    await recountEvents(this.collections, this.compat, events.map((event) => event._id), now);
+    // Events whose changes this process holds are live, not stranded: their counters are written when due.
+    const stranded = events.filter((event) => !this.deferredCounters?.holds(event._id));
+    await recountEvents(this.collections, this.compat, stranded.map((event) => event._id), now);
     const last = events.at(-1);
     // A short page means we reached the end: start over next time.
     return { checked: events.length, cursor: events.length === limit && last ? last.updatedAt : new Date(0) };

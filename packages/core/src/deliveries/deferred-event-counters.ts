@@ -1,0 +1,125 @@
+// Event counters kept in memory between outcome writes, for stores whose updates cost a scan of
+// the collection (`StoreCompat.deferredEventCounters`, FerretDB v1). Writing each outcome batch's
+// counter changes to the events collection would make every delivery pay for the whole event
+// history; instead this process adds the changes up per event and writes an event once, when its
+// status changes (its last open row settles, or a settled event reopens), or at shutdown.
+//
+// Nothing is lost by keeping them in memory: the rows are written first and are the truth. After a
+// crash the event stays DISPATCHED and quiet, and the periodic reconciliation recounts it from its
+// rows; the reconciliation leaves alone the events whose changes this process still holds, and
+// writes the ones held longer than it waits for quiet events (a change written directly meanwhile,
+// such as a cancel, may have settled an event without this process seeing it).
+import type { Collections } from '../storage/collections.js';
+import type { StoreCompat } from '../storage/compat.js';
+import type { EventStatus } from '../schemas/index.js';
+import type { CounterDelta, EventDeltas } from './event-counters.js';
+
+export interface EventCounters {
+  open: number;
+  failed: number;
+  status: EventStatus;
+}
+
+/** The status an event's counters call for (a PENDING event is still being fanned out: left alone). */
+export function statusForCounters({ open, failed, status }: EventCounters): EventStatus {
+  if (status === 'PENDING') return status;
+  if (open > 0) return 'DISPATCHED';
+  return failed > 0 ? 'FAILED' : 'ALL_DELIVERED';
+}
+
+/** Whether changes held for an event must be written now: its status would change. */
+export function mustWrite(stored: EventCounters, delta: CounterDelta): boolean {
+  return statusForCounters({ open: stored.open + delta.open, failed: stored.failed + delta.failed, status: stored.status }) !== stored.status;
+}
+
+interface Held {
+  delta: CounterDelta;
+  /** When the first change still held arrived (ms). */
+  since: number;
+  /** The event's counters as last read or written by this process. */
+  stored?: EventCounters;
+}
+
+export class DeferredEventCounters {
+  private readonly held = new Map<string, Held>();
+  private readonly collections: Collections;
+  private readonly compat: StoreCompat;
+
+  constructor(collections: Collections, compat: StoreCompat) {
+    this.collections = collections;
+    this.compat = compat;
+  }
+
+  /** Whether this process holds unwritten changes for the event. */
+  holds(eventId: string): boolean {
+    return this.held.has(eventId);
+  }
+
+  /** Adds the changes; writes the events whose status they change. */
+  async apply(deltas: EventDeltas, now: Date): Promise<void> {
+    for (const [eventId, delta] of deltas.entries()) {
+      const current = this.held.get(eventId);
+      this.held.set(eventId, {
+        ...current,
+        since: current?.since ?? now.getTime(),
+        delta: { open: (current?.delta.open ?? 0) + delta.open, failed: (current?.delta.failed ?? 0) + delta.failed },
+      });
+    }
+    await this.readStored([...deltas.entries()].map(([eventId]) => eventId));
+    const due = [...this.held].filter(([, held]) => held.stored && mustWrite(held.stored, held.delta)).map(([eventId]) => eventId);
+    await this.write(due, now);
+  }
+
+  /** Writes the changes held since before `cutoff`. */
+  async flushHeldSince(cutoff: Date, now: Date): Promise<void> {
+    await this.write([...this.held].filter(([, held]) => held.since < cutoff.getTime()).map(([eventId]) => eventId), now);
+  }
+
+  /** Writes every held change (the engine is stopping). */
+  async flush(now: Date): Promise<void> {
+    await this.write([...this.held.keys()], now);
+  }
+
+  /** Point reads: the one kind of lookup that does not scan on such a store. */
+  private async readStored(eventIds: readonly string[]): Promise<void> {
+    const missing = eventIds.filter((eventId) => this.held.get(eventId)?.stored === undefined);
+    await Promise.all(
+      missing.map(async (eventId) => {
+        const event = await this.compat.retry(
+          () => this.collections.events.findOne({ _id: eventId }, { projection: { openDeliveries: 1, failedDeliveries: 1, status: 1 } }),
+          true,
+        );
+        const held = this.held.get(eventId);
+        if (!held) return;
+        if (!event) this.held.delete(eventId); // purged meanwhile
+        else held.stored = { open: event.openDeliveries ?? 0, failed: event.failedDeliveries ?? 0, status: event.status };
+      }),
+    );
+  }
+
+  /**
+   * `$inc` (not `$set`), so a change written directly meanwhile (a cancel, a redelivery) is kept;
+   * the status then follows from the counters the write returns.
+   */
+  private async write(eventIds: readonly string[], now: Date): Promise<void> {
+    for (const eventId of eventIds) {
+      const held = this.held.get(eventId);
+      if (!held) continue;
+      this.held.delete(eventId);
+      if (held.delta.open === 0 && held.delta.failed === 0 && held.stored) continue;
+      const after = await this.compat.write(
+        () =>
+          this.collections.events.findOneAndUpdate(
+            { _id: eventId },
+            { $inc: { openDeliveries: held.delta.open, failedDeliveries: held.delta.failed }, $set: { updatedAt: now } },
+            // No projection: FerretDB v1's findAndModify does not implement one.
+            { returnDocument: 'after' },
+          ),
+        true,
+      );
+      if (!after) continue;
+      const status = statusForCounters({ open: after.openDeliveries, failed: after.failedDeliveries, status: after.status });
+      if (status !== after.status) await this.compat.write(() => this.collections.events.updateOne({ _id: eventId }, { $set: { status, updatedAt: now } }), true);
+    }
+  }
+}

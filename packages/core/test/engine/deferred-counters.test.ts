@@ -1,0 +1,88 @@
+// Event counters held in memory on a store whose updates scan (storage/compat.ts): an event is
+// written once, when its status changes, and whatever is still held is written at flush.
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { openTestDatabase, type TestDatabase } from '../../../../test/support/mongo.js';
+import { DeferredEventCounters, mustWrite, statusForCounters } from '../../src/deliveries/deferred-event-counters.js';
+import { EventDeltas, rowDelta } from '../../src/deliveries/event-counters.js';
+import { collectionsFor, type Collections } from '../../src/storage/collections.js';
+import { storeCompat } from '../../src/storage/compat.js';
+import type { EventDocument } from '../../src/storage/documents.js';
+
+let database: TestDatabase;
+let collections: Collections;
+
+function event(id: string, fields: Partial<EventDocument> = {}): EventDocument {
+  const now = new Date(0);
+  return {
+    _id: id, orgId: 'acme', eventType: 'a.b', aggregateType: 'a', aggregateId: 'x', status: 'DISPATCHED', occurredAt: now, createdAt: now,
+    data: '{}', sensitiveFields: [], subscriberIds: [], deliveryCount: 3, openDeliveries: 3, failedDeliveries: 0, updatedAt: now, ...fields,
+  };
+}
+
+function settling(eventId: string, ...to: Array<'DELIVERED' | 'FAILED' | 'PENDING'>): EventDeltas {
+  const deltas = new EventDeltas();
+  for (const status of to) deltas.add(eventId, rowDelta('IN_FLIGHT', status));
+  return deltas;
+}
+
+beforeAll(async () => {
+  database = await openTestDatabase('deferred_counters');
+  collections = collectionsFor(database.db, 'herald_');
+});
+afterAll(async () => {
+  await database.close();
+});
+
+test('statusForCounters and mustWrite: only a status change is due', () => {
+  expect(statusForCounters({ open: 1, failed: 0, status: 'FAILED' })).toBe('DISPATCHED');
+  expect(statusForCounters({ open: 0, failed: 0, status: 'DISPATCHED' })).toBe('ALL_DELIVERED');
+  expect(statusForCounters({ open: 0, failed: 2, status: 'DISPATCHED' })).toBe('FAILED');
+  expect(statusForCounters({ open: 0, failed: 0, status: 'PENDING' })).toBe('PENDING');
+  expect(mustWrite({ open: 3, failed: 0, status: 'DISPATCHED' }, { open: -2, failed: 0 })).toBe(false);
+  expect(mustWrite({ open: 3, failed: 0, status: 'DISPATCHED' }, { open: -3, failed: 1 })).toBe(true);
+  expect(mustWrite({ open: 0, failed: 1, status: 'FAILED' }, { open: 1, failed: -1 })).toBe(true);
+});
+
+test('changes are held until the last open row settles, then written once with the status', async () => {
+  await collections.events.insertOne(event('e-held'));
+  const counters = new DeferredEventCounters(collections, storeCompat('ferretdb-v1'));
+  await counters.apply(settling('e-held', 'DELIVERED', 'PENDING'), new Date(1_000));
+  expect(counters.holds('e-held')).toBe(true);
+  expect(await collections.events.findOne({ _id: 'e-held' })).toMatchObject({ openDeliveries: 3, status: 'DISPATCHED', updatedAt: new Date(0) });
+
+  await counters.apply(settling('e-held', 'FAILED', 'DELIVERED'), new Date(2_000));
+  expect(counters.holds('e-held')).toBe(false);
+  expect(await collections.events.findOne({ _id: 'e-held' })).toMatchObject({ openDeliveries: 0, failedDeliveries: 1, status: 'FAILED', updatedAt: new Date(2_000) });
+});
+
+test('a change written directly meanwhile (a cancel) is kept: writes increment, and the status follows the stored counters', async () => {
+  await collections.events.insertOne(event('e-mixed'));
+  const counters = new DeferredEventCounters(collections, storeCompat('ferretdb-v1'));
+  await counters.apply(settling('e-mixed', 'DELIVERED'), new Date(1_000)); // reads the stored counters: 3 open
+  await collections.events.updateOne({ _id: 'e-mixed' }, { $inc: { openDeliveries: -1, failedDeliveries: 1 } }); // a cancel
+  await counters.apply(settling('e-mixed', 'DELIVERED'), new Date(2_000)); // 3 - 2 by what it read: not due
+  expect(counters.holds('e-mixed')).toBe(true);
+  await counters.flushHeldSince(new Date(1_000), new Date(3_000)); // held since 1,000: not before the cutoff
+  expect(counters.holds('e-mixed')).toBe(true);
+  await counters.flushHeldSince(new Date(1_001), new Date(3_000));
+  expect(counters.holds('e-mixed')).toBe(false);
+  expect(await collections.events.findOne({ _id: 'e-mixed' })).toMatchObject({ openDeliveries: 0, failedDeliveries: 1, status: 'FAILED' });
+});
+
+test('flush writes whatever is held', async () => {
+  await collections.events.insertOne(event('e-stop'));
+  const counters = new DeferredEventCounters(collections, storeCompat('ferretdb-v1'));
+  await counters.apply(settling('e-stop', 'DELIVERED'), new Date(1_000));
+  await counters.flush(new Date(2_000));
+  expect(counters.holds('e-stop')).toBe(false);
+  expect(await collections.events.findOne({ _id: 'e-stop' })).toMatchObject({ openDeliveries: 2, status: 'DISPATCHED', updatedAt: new Date(2_000) });
+});
+
+test('a redelivered row reopens a settled event at once', async () => {
+  await collections.events.insertOne(event('e-reopen', { deliveryCount: 1, openDeliveries: 0, status: 'ALL_DELIVERED' }));
+  const counters = new DeferredEventCounters(collections, storeCompat('ferretdb-v1'));
+  const deltas = new EventDeltas();
+  deltas.add('e-reopen', rowDelta('DELIVERED', 'PENDING'));
+  await counters.apply(deltas, new Date(1_000));
+  expect(await collections.events.findOne({ _id: 'e-reopen' })).toMatchObject({ openDeliveries: 1, status: 'DISPATCHED' });
+});
