@@ -11,11 +11,15 @@ import { createEventService } from './events/service.js';
 import { silentLogger } from './logger.js';
 import { collectionsFor, DEFAULT_COLLECTION_PREFIX, type Collections } from './storage/collections.js';
 import { ConfigError } from './errors/index.js';
+import { clientTimeoutOptions } from './storage/availability.js';
 import { detectStoreCompat, type StoreCompat } from './storage/compat.js';
 import { ensureIndexes } from './storage/indexes.js';
 import { createSubscriberDirectory } from './subscribers/directory.js';
 import { createSubscriberService } from './subscribers/service.js';
 import type { Herald, HeraldOptions, MongoConnection } from './types.js';
+
+/** How long the readiness probe waits for the store. */
+export const HEALTH_PROBE_TIMEOUT_MS = 1_000;
 
 /** An event this old with fewer rows than it planned is not a publish in progress but an interrupted one. */
 export const PENDING_FAN_OUT_GRACE_MS = 30_000;
@@ -23,7 +27,7 @@ export const PENDING_FAN_OUT_GRACE_MS = 30_000;
 async function connect(mongo: MongoConnection): Promise<{ db: Db; ownedClient: MongoClient | undefined }> {
   if ('db' in mongo) return { db: mongo.db, ownedClient: undefined };
   if ('client' in mongo) return { db: mongo.client.db(mongo.dbName), ownedClient: undefined };
-  const client = new MongoClient(mongo.uri);
+  const client = new MongoClient(mongo.uri, clientTimeoutOptions(mongo.uri));
   await client.connect();
   return { db: client.db(mongo.dbName), ownedClient: client };
 }
@@ -121,13 +125,12 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       await ownedClient?.close();
     },
     async health() {
-      let mongo = false;
-      try {
-        await db.command({ ping: 1 });
-        mongo = true;
-      } catch {
-        mongo = false;
-      }
+      // A real read through the same path as every request (the lane, on FerretDB v1), bounded so
+      // a store that accepts connections but does not answer reads as down within a second.
+      const probe = compat.retry(() => collections.orgState.findOne({}, { projection: { _id: 1 } }), true).then(() => true, () => false);
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), HEALTH_PROBE_TIMEOUT_MS); });
+      const mongo = await Promise.race([probe, late]).finally(() => clearTimeout(timer));
       return { mongo, engine: deliveryEngine.running ? 'running' : 'stopped' };
     },
     metrics: () => deliveryEngine.metrics(),

@@ -28,6 +28,7 @@ export {
   ValidationError,
   type FieldIssue,
 } from './errors/index.js';
+export { clientTimeoutOptions, isStoreUnavailable, StoreUnavailableError } from './storage/availability.js';
 export { DELETED_USER, SYSTEM_ACTOR } from './subscribers/mapping.js';
 export { validateSubscriberCreate, validateSubscriberUpdate } from './subscribers/validation.js';
 export { isValidEventPattern, isValidEventType } from './events/matching.js';

@@ -1,6 +1,8 @@
 // The FerretDB v1 side of the store-compatibility seam: its lane, its transient retries, its watchdog.
 import { afterEach, expect, test, vi } from 'vitest';
-import { isTransientStoreError, retryTransient, storeCompat, STUCK_AFTER_MS } from '../../src/storage/compat.js';
+import { MongoServerSelectionError } from 'mongodb';
+import { clientTimeoutOptions, isStoreUnavailable, isTransientStoreError, StoreUnavailableError } from '../../src/storage/availability.js';
+import { retryTransient, storeCompat, STUCK_AFTER_MS, UNREACHABLE_WINDOW_MS } from '../../src/storage/compat.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -61,4 +63,28 @@ test('MongoDB: no lane, nothing held back', async () => {
   release();
   await slow;
   expect(order).toEqual(['fast', 'slow']);
+});
+
+test('an unreachable store fails the operations queued behind the one that found out, and new ones for a moment', async () => {
+  vi.useFakeTimers();
+  const compat = storeCompat('ferretdb-v1');
+  const unreachable = new MongoServerSelectionError('connect ECONNREFUSED 127.0.0.1:1', { type: 'Unknown', servers: new Map(), stale: false, compatible: true, heartbeatFrequencyMS: 10_000, localThresholdMS: 15, setName: null, maxElectionId: null, maxSetVersion: null, commonWireVersion: 0, logicalSessionTimeoutMinutes: null } as never);
+  let queuedRan = false;
+  const first = compat.retry(async () => { throw unreachable; });
+  const queued = compat.retry(async () => { queuedRan = true; });
+  await expect(first).rejects.toBe(unreachable);
+  await expect(queued).rejects.toBeInstanceOf(StoreUnavailableError);
+  expect(queuedRan).toBe(false);
+  await expect(compat.write(async () => 'new')).rejects.toBeInstanceOf(StoreUnavailableError);
+  await vi.advanceTimersByTimeAsync(UNREACHABLE_WINDOW_MS);
+  await expect(compat.write(async () => 'probe')).resolves.toBe('probe');
+});
+
+test('which errors mean the store is unreachable, and the client timeouts a connection string does not set', () => {
+  expect(isStoreUnavailable(new StoreUnavailableError())).toBe(true);
+  expect(isStoreUnavailable(busy)).toBe(true);
+  expect(isStoreUnavailable(new Error('boom'))).toBe(false);
+  expect(isStoreUnavailable(Object.assign(new Error('E11000'), { code: 11000 }))).toBe(false);
+  expect(clientTimeoutOptions('mongodb://h/db')).toEqual({ serverSelectionTimeoutMS: 5_000, socketTimeoutMS: 60_000 });
+  expect(clientTimeoutOptions('mongodb://h/db?replicaSet=rs&serverselectiontimeoutms=200')).toEqual({ socketTimeoutMS: 60_000 });
 });

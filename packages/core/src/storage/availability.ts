@@ -1,0 +1,60 @@
+// Whether a store error means "the store cannot be reached right now" (worth a 503 and a retry by
+// the caller) rather than a bug. Core owns this judgement because it owns the driver; the host
+// only maps the answer to HTTP.
+import {
+  MongoNetworkError,
+  MongoNotConnectedError,
+  MongoOperationTimeoutError,
+  MongoServerSelectionError,
+  MongoTopologyClosedError,
+} from 'mongodb';
+import { HeraldError } from '../errors/index.js';
+
+/** The store did not answer in time or could not be reached; the request may be retried. */
+export class StoreUnavailableError extends HeraldError {
+  /** Seconds after which a retry is worth it. */
+  readonly retryAfterSeconds: number;
+  constructor(message = 'The database is unavailable; retry shortly', options?: { cause?: unknown; retryAfterSeconds?: number }) {
+    super('SERVICE_UNAVAILABLE', message, options);
+    this.retryAfterSeconds = options?.retryAfterSeconds ?? DEFAULT_RETRY_AFTER_SECONDS;
+  }
+}
+
+export const DEFAULT_RETRY_AFTER_SECONDS = 5;
+
+/** FerretDB v1's backend-busy errors: safe to retry, the statement did not apply. */
+export function isTransientStoreError(error: unknown): boolean {
+  if (typeof error !== 'object' || error === null) return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  return code === 1 && typeof message === 'string' && /database is locked|SQLITE_BUSY|deadlock detected/i.test(message);
+}
+
+export function isStoreUnavailable(error: unknown): boolean {
+  if (error instanceof StoreUnavailableError) return true;
+  if (
+    error instanceof MongoServerSelectionError ||
+    error instanceof MongoNetworkError ||
+    error instanceof MongoNotConnectedError ||
+    error instanceof MongoTopologyClosedError ||
+    error instanceof MongoOperationTimeoutError
+  ) {
+    return true;
+  }
+  // Transient errors that outlived their bounded retries.
+  if (isTransientStoreError(error)) return true;
+  const labels = (error as { errorLabels?: unknown } | null)?.errorLabels;
+  return Array.isArray(labels) && labels.includes('TransientTransactionError');
+}
+
+/**
+ * Driver defaults for a client Herald creates, unless the connection string sets them: a request
+ * must fail within seconds when no server is reachable (the driver's default waits 30 s), and an
+ * operation a server accepted but never answers must not hang forever.
+ */
+export const CLIENT_TIMEOUT_DEFAULTS = { serverSelectionTimeoutMS: 5_000, socketTimeoutMS: 60_000 } as const;
+
+export function clientTimeoutOptions(uri: string): Partial<Record<keyof typeof CLIENT_TIMEOUT_DEFAULTS, number>> {
+  const query = uri.split('?')[1] ?? '';
+  const set = new Set(query.split('&').map((pair) => pair.split('=')[0]!.toLowerCase()));
+  return Object.fromEntries(Object.entries(CLIENT_TIMEOUT_DEFAULTS).filter(([name]) => !set.has(name.toLowerCase())));
+}
