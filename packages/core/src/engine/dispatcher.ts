@@ -63,6 +63,8 @@ export class Dispatcher implements FastPath {
   private fastInFlight = 0;
   private tokenSeq = 0;
   private polling = false;
+  /** Consecutive failed polls: an outage is logged once when it starts and once when it ends. */
+  private failedPolls = 0;
   private pollAgain = false;
   /** The poll stopped short for want of slots: poll again when one frees. */
   private backlog = false;
@@ -184,8 +186,11 @@ export class Dispatcher implements FastPath {
           if (taken < free) break; // the store has no more due rows for us right now
         }
       } while (this.pollAgain && this.accepting);
+      if (this.failedPolls > 0) this.deps.logger.info({ failedPolls: this.failedPolls }, 'delivery poll succeeded again; delivery resumed');
+      this.failedPolls = 0;
     } catch (error) {
-      this.deps.logger.error({ err: describeError(error) }, 'delivery poll failed; will retry on the next poll');
+      this.failedPolls += 1;
+      if (this.failedPolls === 1) this.deps.logger.error({ err: describeError(error) }, 'delivery poll failed; polling goes on at the usual interval until the store answers');
     } finally {
       this.polling = false;
       this.checkIdle();
