@@ -192,6 +192,10 @@ describe('help and usage errors', () => {
     ['webhooks', 'subscribers', 'list', '--help'],
     ['webhooks', 'deliveries', '--help'],
     ['webhooks', 'events', 'list', '--help'],
+    ['webhooks', 'events', 'send', '--help'],
+    ['webhooks', 'events', 'redeliver', '--help'],
+    ['webhooks', 'deliveries', 'list', '--help'],
+    ['webhooks', 'deliveries', 'retry', '--help'],
     ['webhooks', 'verify', '--help'],
     ['completion', '--help'],
   ])('herald %s prints help with examples', async (...args) => {
@@ -214,5 +218,18 @@ describe('help and usage errors', () => {
     const run = await herald(['completion', 'bash']);
     expect(run.code).toBe(0);
     expect(run.text).toContain('complete -F _herald herald');
+  });
+
+  it('completes command, subcommand and sub-subcommand names in bash', async () => {
+    const script = (await herald(['completion', 'bash'])).text;
+    const { execFileSync } = await import('node:child_process');
+    const complete = (...words: string[]) =>
+      execFileSync('bash', ['-c', `${script}\nCOMP_WORDS=(herald ${words.join(' ')}); COMP_CWORD=${words.length}; _herald; echo "\${COMPREPLY[*]}"`], { encoding: 'utf8' }).trim();
+    expect(complete('we')).toBe('webhooks');
+    expect(complete('webhooks', '')).toBe('subscribers deliveries events verify');
+    expect(complete('webhooks', 'events', '')).toBe('list get send redeliver');
+    expect(complete('webhooks', 'events', 're')).toBe('redeliver');
+    expect(complete('webhooks', 'deliveries', '')).toBe('list retry');
+    expect(complete('webhooks', 'events', 'send', '')).toBe('');
   });
 });

@@ -149,6 +149,138 @@ describe('ids that are dot segments', () => {
   });
 });
 
+describe('webhooks events send', () => {
+  const event = { eventId: 'e1', eventType: 'apikey.generated', orgId: 'acme', aggregateType: 'apikey', aggregateId: 'key-1', status: 'PENDING', occurredAt: '2025-01-01T00:00:00.000Z', deliveries: [] };
+
+  it('publishes the event with the data exactly as written, sensitive fields and an Idempotency-Key', async () => {
+    server.respond(() => json(event, 201));
+    const data = '{"name":"ci", "token":"s3cr3t", "big":12345678901234567890}';
+    const run = await herald(['webhooks', 'events', 'send', '--type', 'apikey.generated', '--aggregate-id', 'key-1', '--data', data, '--sensitive', 'token', '--idempotency-key', 'order-42']);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    const request = server.requests[0]!;
+    expect([request.method, request.url]).toStrictEqual(['POST', '/api/v0.9/webhook-events']);
+    expect(request.headers['idempotency-key']).toBe('order-42');
+    expect(request.headers['content-type']).toBe('application/json');
+    expect(request.body.toString()).toBe(`{"eventType":"apikey.generated","aggregateId":"key-1","data":${data},"sensitive":["token"]}`);
+    expect(JSON.parse(run.text)).toStrictEqual(event);
+  });
+
+  it('reads --data from a file (@path) or standard input (@-)', async () => {
+    server.respond(() => json(event, 201));
+    writeFileSync(join(options.cwd, 'data.json'), '{"from":"file"}\n');
+    await herald(['webhooks', 'events', 'send', '--type', 'a.b', '--aggregate-id', 'x', '--data', '@data.json']);
+    await herald(['webhooks', 'events', 'send', '--type', 'a.b', '--aggregate-id', 'x', '--data', '@-'], { stdin: '{"from":"stdin"}' });
+    expect(server.requests.map((request) => JSON.parse(request.body.toString()).data)).toStrictEqual([{ from: 'file' }, { from: 'stdin' }]);
+    expect(server.requests[0]?.headers['idempotency-key']).toBeUndefined();
+  });
+
+  it('says when the Idempotency-Key was used before (200: the original event, no new one)', async () => {
+    server.respond(() => json(event, 200));
+    const run = await herald(['webhooks', 'events', 'send', '--type', 'a.b', '--aggregate-id', 'x', '--data', '{}', '--idempotency-key', 'k1']);
+    expect(run.code).toBe(0);
+    expect(run.stderr).toContain('Idempotency-Key "k1" was used before');
+    expect(JSON.parse(run.text)).toStrictEqual(event);
+  });
+
+  it.each([
+    [['--data', '{"a":1,}'], '--data is not valid JSON'],
+    [['--data', ''], '--data is not valid JSON'],
+    [['--data', '[1,2]'], '--data must be a JSON object, got an array'],
+    [['--data', 'null'], '--data must be a JSON object, got null'],
+    [['--data', '{"token":"x"}', '--sensitive', 'tokn'], '--sensitive tokn: --data has no top-level field "tokn"'],
+    [['--data', '{}', '--idempotency-key', 'a\rb'], '--idempotency-key'],
+  ])('%j is a usage error and sends nothing', async (extra, message) => {
+    const run = await herald(['webhooks', 'events', 'send', '--type', 'a.b', '--aggregate-id', 'x', ...extra]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(message);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('requires --type, --aggregate-id and --data', async () => {
+    const noType = await herald(['webhooks', 'events', 'send', '--aggregate-id', 'x', '--data', '{}']);
+    expect(noType.stderr).toContain('missing --type');
+    const noAggregate = await herald(['webhooks', 'events', 'send', '--type', 'a.b', '--data', '{}']);
+    expect(noAggregate.stderr).toContain('missing --aggregate-id');
+    const noData = await herald(['webhooks', 'events', 'send', '--type', 'a.b', '--aggregate-id', 'x']);
+    expect(noData.stderr).toContain('missing --data');
+    expect([noType.code, noAggregate.code, noData.code]).toStrictEqual([2, 2, 2]);
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('names a --data file that cannot be read (exit 4)', async () => {
+    const run = await herald(['webhooks', 'events', 'send', '--type', 'a.b', '--aggregate-id', 'x', '--data', '@missing.json']);
+    expect(run.code).toBe(4);
+    expect(run.stderr).toContain('--data: cannot read "missing.json": no such file');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('reports the server\'s refusal with its field details', async () => {
+    server.respond(() => json({ status: 'error', code: 'INVALID_PARAMETER', message: 'invalid event', errors: [{ field: 'eventType', message: 'must match family.action' }] }, 400));
+    const run = await herald(['webhooks', 'events', 'send', '--type', 'Bad', '--aggregate-id', 'x', '--data', '{}']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe('herald: HTTP 400 INVALID_PARAMETER: invalid event\n  eventType: must match family.action\n');
+  });
+});
+
+describe('webhooks events redeliver and deliveries retry', () => {
+  it('redeliver POSTs to the event\'s redeliver endpoint and prints the event', async () => {
+    const detail = { eventId: 'e1', deliveries: [{ deliveryId: 'd1', status: 'PENDING', attemptHistory: [] }] };
+    server.respond(() => json(detail));
+    const run = await herald(['webhooks', 'events', 'redeliver', 'e1']);
+    expect(run.code).toBe(0);
+    expect(`${server.requests[0]?.method} ${server.requests[0]?.url}`).toBe('POST /api/v0.9/webhook-events/e1/redeliver');
+    expect(server.requests[0]?.body.length).toBe(0);
+    expect(JSON.parse(run.text)).toStrictEqual(detail);
+  });
+
+  it('retry POSTs to the delivery\'s retry endpoint under its event', async () => {
+    const row = { deliveryId: 'd1', subscriberId: 'billing', status: 'PENDING' };
+    server.respond(() => json(row));
+    const run = await herald(['webhooks', 'deliveries', 'retry', 'd1', '--event', 'e1']);
+    expect(run.code).toBe(0);
+    expect(`${server.requests[0]?.method} ${server.requests[0]?.url}`).toBe('POST /api/v0.9/webhook-events/e1/deliveries/d1/retry');
+    expect(JSON.parse(run.text)).toStrictEqual(row);
+  });
+
+  it('retry needs the event id (the server addresses a delivery under its event)', async () => {
+    const run = await herald(['webhooks', 'deliveries', 'retry', 'd1']);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain('missing --event');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('escapes dot-segment ids in the retry path', async () => {
+    await herald(['webhooks', 'deliveries', 'retry', '..', '--event', '.']);
+    expect(server.requests[0]?.url).toBe('/api/v0.9/webhook-events/%2E/deliveries/%2E%2E/retry');
+  });
+
+  it('deliveries list <subscriber> is the explicit form of deliveries <subscriber>', async () => {
+    server.respond(() => json({ list: [] }));
+    await herald(['webhooks', 'deliveries', 'list', 'retry']);
+    await herald(['webhooks', 'deliveries', 'billing']);
+    expect(server.requests.map((request) => request.url)).toStrictEqual([
+      '/api/v0.9/webhook-subscribers/retry/deliveries',
+      '/api/v0.9/webhook-subscribers/billing/deliveries',
+    ]);
+  });
+
+  it('events get --json prints the event detail as JSON, unchanged', async () => {
+    const detail = {
+      eventId: 'e1', eventType: 'apikey.generated', orgId: 'acme', aggregateType: 'apikey', aggregateId: 'k1', status: 'FAILED', occurredAt: '2025-01-01T00:00:00.000Z',
+      deliveries: [{
+        deliveryId: 'd1', subscriberId: 'billing', targetUrl: 'https://b/h', status: 'FAILED', lastHttpStatus: 500, lastError: 'HTTP 500', lastAttemptAt: '2025-01-01T00:00:05.000Z', deliveredAt: null,
+        attempts: 1, nextAttemptAt: null, encryptedFields: [], createdAt: '2025-01-01T00:00:00.000Z',
+        attemptHistory: [{ attempt: 1, startedAt: '2025-01-01T00:00:05.000Z', durationMs: 42, httpStatus: 500, errorClass: 'HTTP_STATUS', errorMessage: 'HTTP 500', responseBodySnippet: 'oops' }],
+      }],
+    };
+    server.respond(() => json(detail));
+    const run = await herald(['webhooks', 'events', 'get', 'e1', '--json']);
+    expect(run.code).toBe(0);
+    expect(run.text).toBe(`${JSON.stringify(detail, null, 2)}\n`);
+  });
+});
+
 describe('webhooks verify (with @herald/receiver)', () => {
   // Known answer of DECISIONS §6 for the api-portal profile.
   const body = '{"event_id":"e1"}';

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseEventStatus, parsePageNumber, resourcePath, subscriberRequestFromFlags } from '../src/webhooks/subscriber-request.js';
 import { parseSavedHeaders } from '../src/webhooks/verify-input.js';
+import { checkIdempotencyKey, checkSensitiveFields, parseEventData, publishEventBody } from '../src/webhooks/event-request.js';
 import { paginationSummary, recordRows, tableRows } from '../src/ui/cells.js';
 import { orgHandles } from '../src/commands/org-handles.js';
 import { describeHttpError } from '../src/http/client.js';
@@ -28,6 +29,41 @@ describe('small validators', () => {
     expect(parsePageNumber('10', '--limit')).toBe('10');
     expect(() => parsePageNumber('-1', '--limit')).toThrow('--limit must be a non-negative integer');
     expect(resourcePath('webhook-subscribers', 'a/b', '/deliveries')).toBe('/api/v0.9/webhook-subscribers/a%2Fb/deliveries');
+    expect(resourcePath('webhook-events', '..', '/redeliver')).toBe('/api/v0.9/webhook-events/%2E%2E/redeliver');
+  });
+});
+
+describe('events send input', () => {
+  it('accepts a JSON object as --data and names what is wrong otherwise', () => {
+    expect(parseEventData(' {"a":[1,{"b":null}]} ')).toStrictEqual({ a: [1, { b: null }] });
+    expect(() => parseEventData('{"a":}')).toThrow(/^--data is not valid JSON: /);
+    expect(() => parseEventData("{'a':1}")).toThrow('--data is not valid JSON');
+    expect(() => parseEventData('"text"')).toThrow('--data must be a JSON object, got a string');
+    expect(() => parseEventData('42')).toThrow('got a number');
+    expect(() => parseEventData('[]')).toThrow('got an array');
+  });
+
+  it('requires each --sensitive name to be a top-level field of --data', () => {
+    expect(() => checkSensitiveFields({ token: 'x', nested: { key: 1 } }, ['token', 'nested'])).not.toThrow();
+    expect(() => checkSensitiveFields({ nested: { key: 1 } }, ['key'])).toThrow('--sensitive key: --data has no top-level field "key"');
+    expect(() => checkSensitiveFields({}, ['toString'])).toThrow('no top-level field "toString"');
+    expect(() => checkSensitiveFields({ a: 1 }, [''])).toThrow('--sensitive needs a field name');
+  });
+
+  it('accepts an Idempotency-Key the server takes and a header can carry', () => {
+    expect(() => checkIdempotencyKey('order-42 paid')).not.toThrow();
+    expect(() => checkIdempotencyKey('')).toThrow('--idempotency-key must be 1 to 255 characters, got 0');
+    expect(() => checkIdempotencyKey('k'.repeat(256))).toThrow('got 256');
+    expect(() => checkIdempotencyKey('a\nb')).toThrow('control characters');
+    expect(() => checkIdempotencyKey(' padded')).toThrow('leading or trailing spaces');
+  });
+
+  it('builds the body with data exactly as written', () => {
+    const dataText = '{ "id": 12345678901234567890, "x": 1.50 }\n';
+    expect(publishEventBody({ eventType: 'order.paid', aggregateId: 'o"1', dataText, sensitive: [] })).toBe(
+      '{"eventType":"order.paid","aggregateId":"o\\"1","data":{ "id": 12345678901234567890, "x": 1.50 }}',
+    );
+    expect(JSON.parse(publishEventBody({ eventType: 'a.b', aggregateId: 'x', dataText: '{}', sensitive: ['t', 'u'] }))).toStrictEqual({ eventType: 'a.b', aggregateId: 'x', data: {}, sensitive: ['t', 'u'] });
   });
 });
 

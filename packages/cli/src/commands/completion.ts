@@ -2,30 +2,32 @@
 import { ExitCode, usageError } from '../errors.js';
 import { writeOut } from '../io.js';
 
+/** The words that may follow each command path (the words typed so far, space-separated). */
 const tree: Record<string, string> = {
   '': 'api login logout instance org config link unlink webhooks completion',
   instance: 'list use remove',
   org: 'use list',
   config: 'get set list',
   webhooks: 'subscribers deliveries events verify',
+  'webhooks subscribers': 'list get create update delete',
+  'webhooks deliveries': 'list retry',
+  'webhooks events': 'list get send redeliver',
   completion: 'bash zsh',
 };
 
 function bashScript(): string {
   const cases = Object.entries(tree)
-    .filter(([command]) => command !== '')
-    .map(([command, words]) => `    ${command}) words="${words}" ;;`)
+    .map(([path, words]) => `    "${path}") words="${words}" ;;`)
     .join('\n');
   return `# herald bash completion: eval "$(herald completion bash)"
 _herald() {
-  local current=\${COMP_WORDS[COMP_CWORD]} words
-  if [ "$COMP_CWORD" -eq 1 ]; then
-    words="${tree['']}"
-  elif [ "$COMP_CWORD" -eq 2 ]; then
-    case "\${COMP_WORDS[1]}" in
+  local current=\${COMP_WORDS[COMP_CWORD]} path="" words="" index
+  for ((index = 1; index < COMP_CWORD; index++)); do
+    path="$path\${path:+ }\${COMP_WORDS[index]}"
+  done
+  case "$path" in
 ${cases}
-    esac
-  fi
+  esac
   COMPREPLY=($(compgen -W "$words" -- "$current"))
 }
 complete -F _herald herald

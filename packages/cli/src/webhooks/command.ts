@@ -4,13 +4,13 @@ import { runSubcommand } from '../args/subcommands.js';
 
 export const webhooksHelp: CommandHelp = {
   usage: 'herald webhooks <command>',
-  summary: 'Manage webhook subscribers and read deliveries and events.',
+  summary: 'Manage webhook subscribers, read and publish events, redeliver and retry deliveries.',
   description: 'On a terminal results are tables; with --json, or when output is piped, they are JSON.',
   flags: [helpFlag],
   subcommands: [
     ['subscribers', 'List, show, create, update and delete subscribers'],
-    ['deliveries', 'Recent delivery attempts of one subscriber'],
-    ['events', 'List and show recorded events'],
+    ['deliveries', 'Recent delivery attempts of one subscriber; retry one delivery'],
+    ['events', 'List, show, send and redeliver events'],
     ['verify', 'Check the signature of a saved delivery'],
   ],
   examples: [
@@ -18,6 +18,9 @@ export const webhooksHelp: CommandHelp = {
     'herald webhooks subscribers create --name Billing --url https://billing.example.com/hooks --event "apikey.*"',
     'herald webhooks deliveries billing',
     'herald webhooks events list --status FAILED',
+    'herald webhooks events send --type apikey.generated --aggregate-id key-1 --data @data.json',
+    'herald webhooks events redeliver 0f9c2a4e-…',
+    'herald webhooks deliveries retry 7d0c… --event 0f9c2a4e-…',
     'herald webhooks verify --body body.json --headers headers.txt --secret-file secret.txt',
   ],
 };

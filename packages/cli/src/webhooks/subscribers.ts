@@ -1,4 +1,5 @@
-// `herald webhooks subscribers list|get|create|update|delete` and `herald webhooks deliveries`.
+// `herald webhooks subscribers list|get|create|update|delete` and `herald webhooks deliveries [list|retry]`.
+import { encodePathSegment } from '../api/endpoint.js';
 import { booleanFlag, listFlag, stringFlag, type FlagSpec, type ParsedArgs } from '../args/parse.js';
 import { helpFlag, renderHelp, usageHint, type CommandHelp } from '../args/help.js';
 import { parseCommand, runSubcommand } from '../args/subcommands.js';
@@ -81,10 +82,25 @@ const helps = {
     examples: ['herald webhooks subscribers delete billing'],
   },
   deliveries: {
-    usage: 'herald webhooks deliveries <subscriber> [--json]',
+    usage: 'herald webhooks deliveries [list] <subscriber> [--json]',
     summary: 'Recent delivery attempts of a subscriber, newest first.',
+    description: 'The word "list" may be left out, except for a subscriber named "list" or "retry".',
     flags: [jsonFlag, helpFlag],
-    examples: ['herald webhooks deliveries billing', 'herald webhooks deliveries billing --json'],
+    subcommands: [
+      ['list', 'Recent deliveries of a subscriber (the default)'],
+      ['retry', 'Retry one delivery now'],
+    ],
+    examples: ['herald webhooks deliveries billing', 'herald webhooks deliveries list billing --json', 'herald webhooks deliveries retry 7d0c… --event 0f9c2a4e-…'],
+  },
+  retry: {
+    usage: 'herald webhooks deliveries retry <delivery> --event <event> [--json]',
+    summary: 'Retry one delivery now, with a fresh retry budget (needs scope dp:delivery:manage).',
+    description: [
+      'The server addresses a delivery under its event, so --event is required. Both ids are shown by',
+      "'herald webhooks events get <event>'. A delivery in flight or of a disabled subscriber is not retried.",
+    ].join('\n'),
+    flags: [{ name: 'event', kind: 'string', valueName: 'id', description: 'The event the delivery belongs to' }, jsonFlag, helpFlag],
+    examples: ['herald webhooks deliveries retry 7d0c… --event 0f9c2a4e-…'],
   },
 } satisfies Record<string, CommandHelp>;
 
@@ -185,8 +201,8 @@ async function remove(argv: readonly string[]): Promise<number> {
   return ExitCode.ok;
 }
 
-export async function runDeliveries(argv: readonly string[]): Promise<number> {
-  const args = await parseCommand(argv, helps.deliveries, 'herald webhooks deliveries', ['subscriber']);
+async function listDeliveries(argv: readonly string[], commandPath: string): Promise<number> {
+  const args = await parseCommand(argv, helps.deliveries, commandPath, ['subscriber']);
   if (!args) return ExitCode.ok;
   const json = booleanFlag(args, 'json');
   const endpoint = resourcePath('webhook-subscribers', args.positionals[0] as string, '/deliveries');
@@ -194,6 +210,32 @@ export async function runDeliveries(argv: readonly string[]): Promise<number> {
   const { data } = await withProgress('Loading deliveries', () => callApi(instance, { method: 'GET', endpoint }), json);
   await printResult(data, { kind: 'table', columns: deliveryColumns }, json);
   return ExitCode.ok;
+}
+
+async function retryDelivery(argv: readonly string[]): Promise<number> {
+  const commandPath = 'herald webhooks deliveries retry';
+  const args = await parseCommand(argv, helps.retry, commandPath, ['delivery']);
+  if (!args) return ExitCode.ok;
+  const json = booleanFlag(args, 'json');
+  const deliveryId = args.positionals[0] as string;
+  const eventId = stringFlag(args, 'event');
+  if (!eventId) throw usageError('MISSING_FLAG', "missing --event (the delivery's event id, shown by 'herald webhooks events get')", usageHint(commandPath));
+  if (deliveryId.trim() === '') throw usageError('MISSING_ARGUMENT', 'the delivery id is empty', usageHint(commandPath));
+  const endpoint = resourcePath('webhook-events', eventId, `/deliveries/${encodePathSegment(deliveryId)}/retry`);
+  const instance = activeInstance(openConfigStore());
+  const { data } = await withProgress('Retrying delivery', () => callApi(instance, { method: 'POST', endpoint }), json);
+  await printResult(data, { kind: 'record' }, json);
+  return ExitCode.ok;
+}
+
+/**
+ * `deliveries <subscriber>` came before the list/retry subcommands and keeps working; a subscriber
+ * named "list" or "retry" is reached with `deliveries list <name>`.
+ */
+export function runDeliveries(argv: readonly string[]): Promise<number> {
+  if (argv[0] === 'list') return listDeliveries(argv.slice(1), 'herald webhooks deliveries list');
+  if (argv[0] === 'retry') return retryDelivery(argv.slice(1));
+  return listDeliveries(argv, 'herald webhooks deliveries');
 }
 
 export function runSubscribers(argv: readonly string[]): Promise<number> {

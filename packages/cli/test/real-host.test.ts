@@ -1,0 +1,73 @@
+// The built `herald` against the real Herald host (Fastify, core, the run's FerretDB), for what a
+// recording server cannot tell: that requests pass the server's schemas and routes as they are.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestHost, type TestHost } from '../../server/test/support/test-host.js';
+import { assertBuilt, runHerald, temporaryDirectory, type RunOptions } from './support/run-herald.js';
+import { seedConfig } from './support/config-fixture.js';
+
+let host: TestHost;
+let options: RunOptions;
+
+beforeAll(async () => {
+  assertBuilt();
+  // The engine stays off: rows stay PENDING, so redeliver and retry find them as published.
+  host = await startTestHost({ mode: 'api-only' });
+  options = { configDir: join(temporaryDirectory('herald-cfg-'), 'herald'), cwd: temporaryDirectory('herald-cwd-') };
+  seedConfig(options.configDir, { url: host.host.url, token: host.adminToken });
+  const subscriber = { id: 'keys-hook', displayName: 'Keys', targetUrl: 'http://127.0.0.1:9/never', events: ['apikey.*'], secret: 'keys-hook-secret-0001' };
+  expect((await host.api.post('/api/v0.9/webhook-subscribers', subscriber)).status).toBe(201);
+}, 120_000);
+afterAll(async () => {
+  await host?.close();
+});
+
+const herald = (args: readonly string[]) => runHerald(args, options);
+const sendArgs = ['webhooks', 'events', 'send', '--type', 'apikey.generated', '--aggregate-id', 'key-1', '--data', '{"name":"ci","token":"s3cr3t-value"}', '--sensitive', 'token'];
+
+interface EventDetail {
+  eventId: string;
+  deliveries: { deliveryId: string; subscriberId: string; status: string }[];
+}
+
+describe('webhooks events against the real host', () => {
+  let event: EventDetail;
+
+  it('send publishes; the same Idempotency-Key returns the first event', async () => {
+    const sent = await herald([...sendArgs, '--idempotency-key', 'cli-real-1']);
+    expect([sent.code, sent.stderr]).toStrictEqual([0, '']);
+    event = JSON.parse(sent.text) as EventDetail;
+    expect(event.deliveries.map((delivery) => delivery.subscriberId)).toStrictEqual(['keys-hook']);
+    const again = await herald([...sendArgs, '--idempotency-key', 'cli-real-1']);
+    expect(again.code).toBe(0);
+    expect(again.stderr).toContain('Idempotency-Key "cli-real-1" was used before');
+    expect((JSON.parse(again.text) as EventDetail).eventId).toBe(event.eventId);
+  });
+
+  it('get reads the event; redeliver and retry (body-less POSTs) are accepted', async () => {
+    const got = await herald(['webhooks', 'events', 'get', event.eventId, '--json']);
+    expect(got.code).toBe(0);
+    const detail = JSON.parse(got.text) as EventDetail;
+
+    const redelivered = await herald(['webhooks', 'events', 'redeliver', event.eventId]);
+    expect([redelivered.code, redelivered.stderr]).toStrictEqual([0, '']);
+    expect((JSON.parse(redelivered.text) as EventDetail).eventId).toBe(event.eventId);
+
+    const deliveryId = detail.deliveries[0]?.deliveryId as string;
+    const retried = await herald(['webhooks', 'deliveries', 'retry', deliveryId, '--event', event.eventId]);
+    expect([retried.code, retried.stderr]).toStrictEqual([0, '']);
+    expect(JSON.parse(retried.text)).toMatchObject({ deliveryId, status: 'PENDING' });
+  });
+
+  it('an id ".." reaches the server as an id (and fails its validation), not as the parent path', async () => {
+    const run = await herald(['webhooks', 'events', 'redeliver', '..']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('eventId: must match pattern');
+  });
+
+  it('the server\'s refusal of an event type is shown with the field', async () => {
+    const run = await herald(['webhooks', 'events', 'send', '--type', 'NotAType', '--aggregate-id', 'x', '--data', '{}']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('eventType: must match pattern');
+  });
+});
