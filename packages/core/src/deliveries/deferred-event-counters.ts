@@ -98,20 +98,25 @@ export class DeferredEventCounters {
   }
 
   /**
-   * `$inc` (not `$set`), so a change written directly meanwhile (a cancel, a redelivery) is kept;
-   * the status then follows from the counters the write returns.
+   * One update per event, each a scan on such a store: the counters by `$inc` (not `$set`), so a
+   * change written directly meanwhile (a cancel, a redelivery) is kept, and the status this process
+   * expects. The write returns the stored counters; in the rare case they call for another status
+   * (that direct change), a second write corrects it.
    */
   private async write(eventIds: readonly string[], now: Date): Promise<void> {
     for (const eventId of eventIds) {
       const held = this.held.get(eventId);
       if (!held) continue;
       this.held.delete(eventId);
-      if (held.delta.open === 0 && held.delta.failed === 0 && held.stored) continue;
+      if (held.delta.open === 0 && held.delta.failed === 0) continue;
+      const expected = held.stored
+        ? statusForCounters({ open: held.stored.open + held.delta.open, failed: held.stored.failed + held.delta.failed, status: held.stored.status })
+        : undefined;
       const after = await this.compat.write(
         () =>
           this.collections.events.findOneAndUpdate(
             { _id: eventId },
-            { $inc: { openDeliveries: held.delta.open, failedDeliveries: held.delta.failed }, $set: { updatedAt: now } },
+            { $inc: { openDeliveries: held.delta.open, failedDeliveries: held.delta.failed }, $set: { updatedAt: now, ...(expected ? { status: expected } : {}) } },
             // No projection: FerretDB v1's findAndModify does not implement one.
             { returnDocument: 'after' },
           ),
