@@ -8,7 +8,11 @@ export interface Column {
   readonly path: string;
 }
 
-export type View = { readonly kind: 'table'; readonly columns: readonly Column[] } | { readonly kind: 'record' };
+export type View =
+  | { readonly kind: 'table'; readonly columns: readonly Column[] }
+  | { readonly kind: 'record' }
+  /** A webhook event: summary, deliveries, and each delivery's attempt history. */
+  | { readonly kind: 'event' };
 
 export function wantsJson(jsonFlag: boolean): boolean {
   return jsonFlag || !process.stdout.isTTY;

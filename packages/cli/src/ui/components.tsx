@@ -1,8 +1,9 @@
 // Ink components for tables, records and the spinner.
 import { useEffect, useState } from 'react';
 import { Box, Text } from 'ink';
+import type { EventDetailView } from './event-detail.js';
 
-export function Table({ headers, rows, footer }: { headers: readonly string[]; rows: readonly string[][]; footer?: string | undefined }) {
+export function Table({ headers, rows, footer }: { headers: readonly string[]; rows: readonly (readonly string[])[]; footer?: string | undefined }) {
   const widths = headers.map((header, column) => Math.max(header.length, ...rows.map((row) => (row[column] ?? '').length)));
   return (
     <Box flexDirection="column">
@@ -28,7 +29,7 @@ export function Table({ headers, rows, footer }: { headers: readonly string[]; r
   );
 }
 
-export function Record({ rows }: { rows: readonly [string, string][] }) {
+export function Record({ rows }: { rows: readonly (readonly [string, string])[] }) {
   const width = Math.max(0, ...rows.map(([key]) => key.length));
   return (
     <Box flexDirection="column">
@@ -38,6 +39,28 @@ export function Record({ rows }: { rows: readonly [string, string][] }) {
             <Text bold>{key}</Text>
           </Box>
           <Text>{value}</Text>
+        </Box>
+      ))}
+    </Box>
+  );
+}
+
+export function EventDetail({ view }: { view: EventDetailView }) {
+  return (
+    <Box flexDirection="column">
+      <Record rows={view.summary} />
+      <Box marginTop={1}>
+        <Text bold underline>
+          Deliveries
+        </Text>
+      </Box>
+      <Table headers={view.deliveries.headers} rows={view.deliveries.rows} />
+      {view.attempts.map(({ title, table }) => (
+        <Box key={title} flexDirection="column" marginTop={1}>
+          <Text bold underline>
+            {title}
+          </Text>
+          <Table headers={table.headers} rows={table.rows} />
         </Box>
       ))}
     </Box>

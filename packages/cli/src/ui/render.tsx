@@ -2,15 +2,22 @@
 import { render } from 'ink';
 import type { View } from '../output.js';
 import { paginationSummary, recordRows, tableRows } from './cells.js';
-import { Record, Spinner, Table } from './components.js';
+import { EventDetail, Record, Spinner, Table } from './components.js';
+import { eventDetailView } from './event-detail.js';
+
+function viewElement(data: unknown, view: View) {
+  switch (view.kind) {
+    case 'table':
+      return <Table headers={view.columns.map((column) => column.header)} rows={tableRows(data, view.columns)} footer={paginationSummary(data)} />;
+    case 'record':
+      return <Record rows={recordRows(data)} />;
+    case 'event':
+      return <EventDetail view={eventDetailView(data)} />;
+  }
+}
 
 export async function renderView(data: unknown, view: View, stdout: NodeJS.WriteStream = process.stdout): Promise<void> {
-  const element =
-    view.kind === 'table' ? (
-      <Table headers={view.columns.map((column) => column.header)} rows={tableRows(data, view.columns)} footer={paginationSummary(data)} />
-    ) : (
-      <Record rows={recordRows(data)} />
-    );
+  const element = viewElement(data, view);
   const instance = render(element, { stdout, patchConsole: false, exitOnCtrlC: false });
   instance.unmount();
   await instance.waitUntilExit();

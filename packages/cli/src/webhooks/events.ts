@@ -38,7 +38,12 @@ const listHelp: CommandHelp = {
 };
 const getHelp: CommandHelp = {
   usage: 'herald webhooks events get <id> [--json]',
-  summary: 'Show one event with the full details of its deliveries.',
+  summary: 'Show one event with its deliveries and their attempt history.',
+  description: [
+    'On a terminal: the event, a table of its deliveries, then one table of attempts per delivery',
+    '(number, status, HTTP status, error class, duration, start time). With --json, or when the',
+    'output is piped, the JSON response.',
+  ].join('\n'),
   flags: [jsonFlag, helpFlag],
   examples: ['herald webhooks events get 0f9c2a4e-…', 'herald webhooks events get 0f9c2a4e-… --json | jq .deliveries'],
 };
@@ -110,7 +115,7 @@ async function get(argv: readonly string[]): Promise<number> {
   const endpoint = resourcePath('webhook-events', args.positionals[0] as string);
   const instance = activeInstance(openConfigStore());
   const { data } = await withProgress('Loading event', () => callApi(instance, { method: 'GET', endpoint }), json);
-  await printResult(data, { kind: 'record' }, json);
+  await printResult(data, { kind: 'event' }, json);
   return ExitCode.ok;
 }
 
@@ -146,7 +151,7 @@ async function send(argv: readonly string[]): Promise<number> {
   if (response.statusCode === 200 && idempotencyKey !== undefined) {
     process.stderr.write(`Idempotency-Key "${idempotencyKey}" was used before: this is the event published then (no new event).\n`);
   }
-  await printResult(data, { kind: 'record' }, json);
+  await printResult(data, { kind: 'event' }, json);
   return ExitCode.ok;
 }
 
@@ -157,7 +162,7 @@ async function redeliver(argv: readonly string[]): Promise<number> {
   const endpoint = resourcePath('webhook-events', args.positionals[0] as string, '/redeliver');
   const instance = activeInstance(openConfigStore());
   const { data } = await withProgress('Redelivering event', () => callApi(instance, { method: 'POST', endpoint }), json);
-  await printResult(data, { kind: 'record' }, json);
+  await printResult(data, { kind: 'event' }, json);
   return ExitCode.ok;
 }
 
