@@ -527,7 +527,9 @@ describe('cancellation, redeliver and retry', () => {
     const before = t.engine.notified;
     const detail = await t.herald.events.redeliver(org, event.eventId);
     expect(detail.status).toBe('DISPATCHED');
-    expect(detail.deliveries[0]).toMatchObject({ status: 'PENDING', attempts: 0 });
+    // Attempt numbers go on (the next is 11); the retry budget starts afresh from here.
+    expect(detail.deliveries[0]).toMatchObject({ status: 'PENDING', attempts: 10 });
+    expect(await collections.queue.findOne({ _id: row!._id })).toMatchObject({ attempts: 10, retryBudgetFrom: 10 });
     expect(detail.deliveries[0]!.nextAttemptAt).not.toBeNull();
     expect(t.engine.notified).toBeGreaterThan(before);
     expect(await collections.events.findOne({ _id: event.eventId })).toMatchObject({ openDeliveries: 1, failedDeliveries: 0 });

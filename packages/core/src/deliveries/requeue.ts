@@ -1,5 +1,5 @@
-// Manual redelivery: rows back to PENDING, due now, with a fresh retry budget (attempts reset to 0;
-// the attempt records keep every earlier attempt). Settled rows move back from the history to the
+// Manual redelivery and recovery: rows back to PENDING, due now, with a fresh retry budget
+// (`retryBudgetFrom` = the attempts made so far) while attempt numbers go on from the last one. Settled rows move back from the history to the
 // queue. Rows IN_FLIGHT are left to finish, and rows of subscribers that are now disabled or
 // deleted are not resent: those subscribers opted out.
 import type { Filter } from 'mongodb';
@@ -11,7 +11,7 @@ export async function requeueRows(context: CoreContext, filter: Filter<DeliveryD
   const { collections, compat } = context;
   const [settled, waiting] = await Promise.all([
     collections.deliveries.find({ ...filter, status: { $in: ['DELIVERED', 'FAILED'] } }).toArray(),
-    collections.queue.find({ ...filter, status: 'PENDING' }, { projection: { _id: 1, subscriberId: 1, eventId: 1 } }).toArray(),
+    collections.queue.find({ ...filter, status: 'PENDING' }, { projection: { _id: 1, subscriberId: 1, eventId: 1, attempts: 1 } }).toArray(),
   ]);
   const subscriberIds = [...new Set([...settled, ...waiting].map((row) => row.subscriberId))];
   const enabled = new Set(
@@ -23,15 +23,21 @@ export async function requeueRows(context: CoreContext, filter: Filter<DeliveryD
   const again = waiting.filter((row) => enabled.has(row.subscriberId));
   if (back.length + again.length === 0) return [];
   const now = context.now();
-  const fresh = { status: 'PENDING' as const, nextAttemptAt: now, attempts: 0, leaseOwner: null, leaseUntil: null, updatedAt: now };
+  const fresh = { status: 'PENDING' as const, nextAttemptAt: now, leaseOwner: null, leaseUntil: null, updatedAt: now };
   let exact = true;
   if (again.length > 0) {
-    const result = await compat.write(() => collections.queue.updateMany({ _id: { $in: again.map((row) => row._id) }, status: 'PENDING' }, { $set: fresh }));
+    // A waiting row keeps its budget's start only if it has one: each row's own attempts become it.
+    const result = await compat.write(() =>
+      collections.queue.bulkWrite(
+        again.map((row) => ({ updateOne: { filter: { _id: row._id, status: 'PENDING' as const, attempts: row.attempts }, update: { $set: { ...fresh, retryBudgetFrom: row.attempts } } } })),
+        { ordered: false },
+      ),
+    );
     if (result.modifiedCount !== again.length) exact = false;
   }
   if (back.length > 0) {
     try {
-      await compat.write(() => collections.queue.insertMany(back.map((row) => ({ ...row, ...fresh, settledBy: null })), { ordered: false }));
+      await compat.write(() => collections.queue.insertMany(back.map((row) => ({ ...row, ...fresh, retryBudgetFrom: row.attempts, settledBy: null })), { ordered: false }));
     } catch {
       exact = false; // some row is already queued again (a concurrent redelivery): counted afresh below
     }

@@ -305,7 +305,7 @@ export class Dispatcher implements FastPath {
       }
       const verdict = decide(
         result.kind === 'response' ? { kind: 'response', status: result.status, retryAfter: result.retryAfter } : { kind: 'error', errorClass: result.errorClass },
-        attemptsMade,
+        attemptsMade - (row.retryBudgetFrom ?? 0),
         this.deps.config.retry,
         finishedAt.getTime(),
         this.deps.random,

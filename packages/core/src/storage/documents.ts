@@ -121,7 +121,13 @@ export interface DeliveryDocument {
   eventType: string;
   occurredAt: Date;
   status: DeliveryStatus;
+  /** Attempts made, ever: the number of the next attempt is this + 1, across redeliveries. */
   attempts: number;
+  /**
+   * Attempts made before the current retry budget began (a redelivery or recovery starts a fresh
+   * budget without renumbering). Absent: 0.
+   */
+  retryBudgetFrom?: number;
   nextAttemptAt: Date | null;
   leaseOwner?: string | null;
   leaseUntil?: Date | null;
