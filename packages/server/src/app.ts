@@ -2,7 +2,7 @@
 // the same way. Validation, serialization and OpenAPI all come from the routes' TypeBox schemas.
 import { randomUUID } from 'node:crypto';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import type { Herald } from '@herald/core';
+import { ValidationError, type Herald } from '@herald/core';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { registerAuth } from './auth/auth-hooks.js';
@@ -10,7 +10,7 @@ import type { JwtVerifier } from './auth/jwt-verifier.js';
 import type { TokenStore } from './auth/token-store.js';
 import type { HostConfig } from './config/schema.js';
 import { handleClientError } from './errors/client-error.js';
-import { installErrorHandling } from './errors/error-handler.js';
+import { frameworkErrorHandler, installErrorHandling, undeclaredMethodError } from './errors/error-handler.js';
 import type { HostMetrics, MetricSources } from './metrics/host-metrics.js';
 import { registerOpenApi } from './openapi/register.js';
 import type { ProjectStore } from './projects/project-store.js';
@@ -19,11 +19,14 @@ import { meRoutes } from './routes/me.js';
 import { opsRoutes, type Readiness } from './routes/ops.js';
 import { webhookEventRoutes } from './routes/webhook-events.js';
 import { webhookSubscriberRoutes } from './routes/webhook-subscribers.js';
+import { RouteTable } from './routing/route-table.js';
 import { typeboxValidatorCompiler } from './validation/validator-compiler.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const WEBHOOK_API_PREFIX = '/api/v0.9';
 export const MANAGEMENT_API_PREFIX = '/api/v1';
+/** Longer path parameters are refused before routing (400 naming the parameter). */
+export const MAX_PARAM_LENGTH = 1000;
 
 export interface AppDeps {
   herald: Herald;
@@ -46,6 +49,7 @@ export interface AppOptions {
 export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOptions): Promise<FastifyInstance> {
   // Typed as Fastify's logger so the instance matches FastifyInstance's defaults (pino satisfies it).
   const loggerInstance: FastifyBaseLogger = deps.logger;
+  const routes = new RouteTable();
   const app = Fastify({
     loggerInstance,
     bodyLimit: BODY_LIMIT_BYTES,
@@ -53,16 +57,28 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
     genReqId: () => randomUUID(),
     requestIdHeader: false,
     // Long path ids must reach validation (400 with a field) instead of silently missing the route.
-    routerOptions: { maxParamLength: 1000 },
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     clientErrorHandler: handleClientError,
+    frameworkErrors: frameworkErrorHandler(routes, MAX_PARAM_LENGTH),
+    // Node would answer a missing Host with an empty 400; the hook below answers it in our shape.
+    http: { requireHostHeader: false },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(typeboxValidatorCompiler);
   // JSON only: without this, text/plain bodies would be parsed and fail validation instead of 415.
   app.removeContentTypeParser('text/plain');
   installErrorHandling(app);
+  app.addHook('onRoute', (route) => {
+    routes.add(route.method, route.url);
+  });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);
+    // RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400.
+    if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
+      throw ValidationError.single('host', 'header is required in HTTP/1.1');
+    }
+    const undeclared = undeclaredMethodError(routes, request);
+    if (undeclared) throw undeclared;
   });
   deps.metrics.instrument(app);
 

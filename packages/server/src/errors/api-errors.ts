@@ -1,10 +1,19 @@
-// The one error the server adds to core's typed errors (ValidationError, NotFoundError,
-// ConflictError, ForbiddenError): 401. Mapped to HTTP in errors/error-reply.ts like the others.
+// The errors the server adds to core's typed errors (ValidationError, NotFoundError, ConflictError,
+// ForbiddenError): 401 and 405. Mapped to HTTP in errors/error-reply.ts like the others.
 import { HeraldError } from '@herald/core';
 
 /** Missing, malformed, unknown, revoked or expired credentials → 401 + `WWW-Authenticate: Bearer`. */
 export class UnauthorizedError extends HeraldError {
   constructor(message = 'Missing or invalid access token') {
     super('UNAUTHORIZED', message);
+  }
+}
+
+/** A known path asked with a method none of its routes declares → 405 + `Allow`. */
+export class MethodNotAllowedError extends HeraldError {
+  readonly allowed: readonly string[];
+  constructor(method: string, allowed: readonly string[]) {
+    super('METHOD_NOT_ALLOWED', `Method ${method} is not allowed here; allowed: ${allowed.join(', ')}`);
+    this.allowed = allowed;
   }
 }

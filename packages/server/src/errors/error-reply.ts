@@ -21,6 +21,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   UNAUTHORIZED: 401,
   FORBIDDEN: 403,
   ORG_NOT_FOUND: 404,
+  METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
 };
 
@@ -44,6 +45,12 @@ const FASTIFY_ERRORS: Record<string, { statusCode: number; code: string; message
     message: 'Request body is not valid JSON',
     errors: [{ field: 'body', message: 'must be valid JSON' }],
   },
+  FST_ERR_BAD_URL: {
+    statusCode: 400,
+    code: 'MISSING_REQUIRED_PARAMETER',
+    message: 'The request path is not valid percent-encoded UTF-8',
+    errors: [{ field: 'path', message: 'must be valid percent-encoded UTF-8' }],
+  },
   FST_ERR_CTP_INVALID_CONTENT_LENGTH: {
     statusCode: 400,
     code: 'MISSING_REQUIRED_PARAMETER',
@@ -64,6 +71,14 @@ interface ErrorLike {
   message?: unknown;
   errors?: unknown;
   statusCode?: unknown;
+  allowed?: unknown;
+}
+
+/** Headers that go with a typed error's status. */
+function headersFor(status: number, error: ErrorLike): Record<string, string> {
+  if (status === 401) return { 'www-authenticate': 'Bearer realm="herald"' };
+  if (status === 405 && Array.isArray(error.allowed)) return { allow: error.allowed.map(String).join(', ') };
+  return {};
 }
 
 function isFieldIssueList(value: unknown): value is FieldIssue[] {
@@ -80,8 +95,7 @@ export function toErrorReply(error: unknown, requestId: string): ErrorReply {
     if (isFieldIssueList(candidate.errors) && candidate.errors.length > 0) {
       body.errors = candidate.errors.map(({ field, message }) => ({ field, message }));
     }
-    const headers: Record<string, string> = typedStatus === 401 ? { 'www-authenticate': 'Bearer realm="herald"' } : {};
-    return { statusCode: typedStatus, headers, body };
+    return { statusCode: typedStatus, headers: headersFor(typedStatus, candidate), body };
   }
 
   const fastifyError = code ? FASTIFY_ERRORS[code] : undefined;
