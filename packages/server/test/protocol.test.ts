@@ -144,6 +144,36 @@ describe('undeclared methods on known paths', () => {
   });
 });
 
+describe('Location without HERALD_PUBLIC_URL', () => {
+  let created = 0;
+  async function locationFor(host: string): Promise<string | undefined> {
+    created += 1;
+    const response = await send(
+      'POST',
+      SUBSCRIBERS,
+      { host, 'content-type': 'application/json' },
+      JSON.stringify({ id: `located-${created}`, displayName: 'Located', targetUrl: 'https://example.com/l' }),
+    );
+    expect(response.status, host).toBe(201);
+    return response.headers.location as string | undefined;
+  }
+
+  it.each([
+    ['herald.internal:8443', 'http://herald.internal:8443'],
+    ['127.0.0.1', 'http://127.0.0.1'],
+    ['[::1]:8080', 'http://[::1]:8080'],
+  ])('a plain Host %s gives an absolute Location', async (host, origin) => {
+    expect(await locationFor(host)).toBe(`${origin}${SUBSCRIBERS}/located-${created}`);
+  });
+
+  it.each(['evil.example.com:443/phish?', 'user@evil.example.com', 'evil.example.com:99999', 'a b', 'evil.example.com#'])(
+    'Host %j is not used: the Location is the path only',
+    async (host) => {
+      expect(await locationFor(host)).toBe(`${SUBSCRIBERS}/located-${created}`);
+    },
+  );
+});
+
 describe('order of refusals', () => {
   it('an undeclared method is refused before its body is read', async () => {
     const response = await send('POST', '/api/v1/orgs', { 'content-type': 'application/json' }, '{not json');

@@ -28,7 +28,15 @@ function withLocationHeader(schema: FastifySchema, status: number | undefined): 
       ...responses,
       [String(status)]: {
         ...success,
-        headers: { Location: { type: 'string', format: 'uri', description: 'Absolute URL of the resource.' } },
+        headers: {
+          Location: {
+            type: 'string',
+            format: 'uri-reference',
+            description:
+              'URL of the resource: absolute, from HERALD_PUBLIC_URL or else the request\'s Host; ' +
+              'just the path when HERALD_PUBLIC_URL is unset and Host is not a plain host[:port].',
+          },
+        },
       },
     },
   };

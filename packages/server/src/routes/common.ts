@@ -1,5 +1,5 @@
 // Pieces every API route uses: the error responses it documents, "no query parameters", the core
-// scope of a request and absolute Location URLs.
+// scope of a request and Location URLs.
 import type { FastifyRequest } from 'fastify';
 import { schemas } from '@herald/core';
 import { Type } from 'typebox';
@@ -41,8 +41,26 @@ export function coreScope(request: FastifyRequest, orgId: string): { orgId: stri
   return { orgId, actor: request.principal!.id };
 }
 
-/** Absolute URL for `Location`: the configured public base URL, else the request's own origin. */
-export function absoluteUrl(request: FastifyRequest, publicBaseUrl: string | undefined, path: string): string {
-  const base = publicBaseUrl ? publicBaseUrl.replace(/\/+$/, '') : `${request.protocol}://${request.host}`;
-  return `${base}${path}`;
+/**
+ * `Host` as RFC 3986 allows it in an http URL's authority, narrowed to what names a server: a DNS
+ * name or IPv4 address (letters, digits, `-`, `_`, dots; at most 253 characters), or a bracketed
+ * IPv6 address, then an optional port 0–65535. Anything else — paths, `?`, `@`, spaces — could
+ * turn a Location built from it into a link to somewhere else.
+ */
+const HOST_HEADER = /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,251}[A-Za-z0-9_])?|\[[0-9A-Fa-f:.]{2,45}\])(?::(\d{1,5}))?$/;
+
+export function isValidHostHeader(host: string | undefined): host is string {
+  const match = host === undefined ? null : HOST_HEADER.exec(host);
+  return match !== null && (match[1] === undefined || Number(match[1]) <= 65_535);
+}
+
+/**
+ * `Location` for a created resource: absolute from the configured public base URL, else from the
+ * request's own origin when its Host header is a plain host[:port]; otherwise just the path (a
+ * relative reference), never a URL built from an unvalidated header.
+ */
+export function locationUrl(request: FastifyRequest, publicBaseUrl: string | undefined, path: string): string {
+  if (publicBaseUrl) return `${publicBaseUrl.replace(/\/+$/, '')}${path}`;
+  const host = request.headers.host;
+  return isValidHostHeader(host) ? `${request.protocol}://${host}${path}` : path;
 }

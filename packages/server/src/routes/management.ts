@@ -6,7 +6,7 @@ import { SCOPES } from '../auth/scopes.js';
 import { ForbiddenError, schemas } from '@herald/core';
 import type { ProjectStore } from '../projects/project-store.js';
 import { Project, ProjectCreateRequest, ProjectParams, ProjectUpdateRequest } from '../projects/schemas.js';
-import { absoluteUrl, bodyErrorResponses, coreScope, errorResponses, NoContent, NoQuery } from './common.js';
+import { bodyErrorResponses, coreScope, errorResponses, locationUrl, NoContent, NoQuery } from './common.js';
 
 export interface ManagementRouteOptions {
   orgId: string;
@@ -106,7 +106,7 @@ export const managementRoutes: FastifyPluginAsyncTypebox<ManagementRouteOptions>
     async (request, reply) => {
       const project = await projects.create(coreScope(request, orgId), request.body);
       const path = `${options.basePath}/orgs/${encodeURIComponent(orgId)}/projects/${encodeURIComponent(project.id)}`;
-      return reply.code(201).header('location', absoluteUrl(request, options.publicBaseUrl, path)).send(project);
+      return reply.code(201).header('location', locationUrl(request, options.publicBaseUrl, path)).send(project);
     },
   );
 

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { SCOPES } from '../auth/scopes.js';
 import { NotFoundError, schemas } from '@herald/core';
-import { absoluteUrl, bodyErrorResponses, coreScope, errorResponses, NoQuery } from './common.js';
+import { bodyErrorResponses, coreScope, errorResponses, locationUrl, NoQuery } from './common.js';
 import type { WebhookRouteOptions } from './webhook-subscribers.js';
 
 const TAGS = ['webhook-events'];
@@ -81,7 +81,7 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> 
         { ...request.body, data: request.body.data as Record<string, unknown> },
         idempotencyKey ? { idempotencyKey } : undefined,
       );
-      const location = absoluteUrl(request, options.publicBaseUrl, `${options.basePath}/webhook-events/${encodeURIComponent(event.eventId)}`);
+      const location = locationUrl(request, options.publicBaseUrl, `${options.basePath}/webhook-events/${encodeURIComponent(event.eventId)}`);
       return reply.code(created ? 201 : 200).header('location', location).send(event);
     },
   );

@@ -4,7 +4,7 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { schemas, type Herald } from '@herald/core';
 import { Type } from 'typebox';
 import { SCOPES } from '../auth/scopes.js';
-import { absoluteUrl, bodyErrorResponses, coreScope, errorResponses, NoContent, NoQuery } from './common.js';
+import { bodyErrorResponses, coreScope, errorResponses, locationUrl, NoContent, NoQuery } from './common.js';
 
 export interface WebhookRouteOptions {
   herald: Herald;
@@ -23,8 +23,8 @@ const SubscriberParams = Type.Object(
 
 export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> = async (app, options) => {
   const { herald, orgId } = options;
-  const locationOf = (request: Parameters<typeof absoluteUrl>[0], handle: string) =>
-    absoluteUrl(request, options.publicBaseUrl, `${options.basePath}/webhook-subscribers/${encodeURIComponent(handle)}`);
+  const locationOf = (request: Parameters<typeof locationUrl>[0], handle: string) =>
+    locationUrl(request, options.publicBaseUrl, `${options.basePath}/webhook-subscribers/${encodeURIComponent(handle)}`);
 
   app.post(
     '/webhook-subscribers',
