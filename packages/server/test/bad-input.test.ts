@@ -165,6 +165,27 @@ describe('query parameters', () => {
     expectFieldError(response.body, field);
   });
 
+  it.each([
+    [`${BASE}?offset=9007199254740993`, 'offset', 'must be <= 9007199254740991'],
+    [`${BASE}?offset=9007199254740992`, 'offset', 'must be <= 9007199254740991'],
+    [`${BASE}?offset=123456789012345678901234567890`, 'offset', 'must be <= 9007199254740991'],
+    [`${BASE}?offset=-99999999999999999`, 'offset', 'must be >= 0'],
+    [`${BASE}?limit=99999999999999999`, 'limit', 'must be <= 100'],
+    [`/api/v0.9/webhook-events?offset=${'9'.repeat(400)}`, 'offset', 'must be <= 9007199254740991'],
+    ['/api/v1/orgs?offset=9007199254740993', 'offset', 'must be <= 9007199254740991'],
+  ])('GET %s → 400: integers beyond 2^53 − 1 are told the bound', async (path, field, message) => {
+    const response = await t.api.get<ErrorBody>(path);
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([{ field, message }]);
+  });
+
+  it('the largest offset is accepted (an empty page)', async () => {
+    const response = await t.api.get<{ list: unknown[]; pagination: { offset: number } }>(`${BASE}?offset=9007199254740991`);
+    expect(response.status).toBe(200);
+    expect(response.body.list).toEqual([]);
+    expect(response.body.pagination.offset).toBe(9007199254740991);
+  });
+
   it('an unknown status value names the allowed ones', async () => {
     const response = await t.api.get<ErrorBody>('/api/v0.9/webhook-events?status=DONE');
     expect(response.body.errors![0]!.message).toContain('ALL_DELIVERED');

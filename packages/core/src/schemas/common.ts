@@ -39,8 +39,21 @@ export interface Page<T> {
   pagination: Pagination;
 }
 
-export const Limit = Type.Integer({ minimum: 1, maximum: PAGE_LIMIT_MAX, default: PAGE_LIMIT_DEFAULT });
-export const Offset = Type.Integer({ minimum: 0, default: 0 });
+/** The largest offset: integers beyond it cannot be told apart as JSON numbers (2^53 − 1). */
+export const OFFSET_MAX = Number.MAX_SAFE_INTEGER;
+
+export const Limit = Type.Integer({
+  minimum: 1,
+  maximum: PAGE_LIMIT_MAX,
+  default: PAGE_LIMIT_DEFAULT,
+  description: `Maximum records to return (1–${PAGE_LIMIT_MAX}, default ${PAGE_LIMIT_DEFAULT}).`,
+});
+export const Offset = Type.Integer({
+  minimum: 0,
+  maximum: OFFSET_MAX,
+  default: 0,
+  description: 'Records to skip (0 to 2^53 − 1, default 0).',
+});
 
 export const PageQuery = Type.Object(
   { limit: Type.Optional(Limit), offset: Type.Optional(Offset) },

@@ -21,11 +21,14 @@ export function stringCheck(options: { min?: number; max?: number; pattern?: Reg
   };
 }
 
-export function integerCheck(min: number, max?: number): Check {
+/** Integers within [min, max]; beyond ±(2^53 − 1) a JSON number no longer names one integer, so none is accepted. */
+export function integerCheck(min: number, max: number = Number.MAX_SAFE_INTEGER): Check {
+  const upper = Math.min(max, Number.MAX_SAFE_INTEGER);
+  const lower = Math.max(min, -Number.MAX_SAFE_INTEGER);
   return (value) => {
     if (typeof value !== 'number' || !Number.isInteger(value)) return 'must be an integer';
-    if (value < min) return `must be at least ${min}`;
-    if (max !== undefined && value > max) return `must be at most ${max}`;
+    if (value < lower) return `must be at least ${lower}`;
+    if (value > upper) return `must be at most ${upper}`;
     return undefined;
   };
 }

@@ -1,6 +1,6 @@
 // limit/offset rules of DECISIONS §3. Pure.
 import { ValidationError } from '../errors/index.js';
-import { EVENT_STATUSES, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, type EventStatus } from '../schemas/index.js';
+import { EVENT_STATUSES, OFFSET_MAX, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, type EventStatus } from '../schemas/index.js';
 import { integerCheck } from './fields.js';
 
 export interface PageWindow {
@@ -12,7 +12,7 @@ export function validatePageQuery(query: { limit?: unknown; offset?: unknown } =
   const issues = [];
   const limitMessage = query.limit === undefined ? undefined : integerCheck(1, PAGE_LIMIT_MAX)(query.limit);
   if (limitMessage) issues.push({ field: 'limit', message: limitMessage });
-  const offsetMessage = query.offset === undefined ? undefined : integerCheck(0)(query.offset);
+  const offsetMessage = query.offset === undefined ? undefined : integerCheck(0, OFFSET_MAX)(query.offset);
   if (offsetMessage) issues.push({ field: 'offset', message: offsetMessage });
   if (issues.length > 0) throw new ValidationError(issues);
   return {

@@ -6,15 +6,17 @@ import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import { ValidationError } from '@herald/core';
-import { toFieldIssues } from './field-issues.js';
+import { toFieldIssues, type FieldIssue } from './field-issues.js';
 
-const CANONICAL_INTEGER = /^-?(0|[1-9]\d{0,15})$/;
+const CANONICAL_INTEGER = /^-?(0|[1-9]\d*)$/;
 const CANONICAL_NUMBER = /^-?(0|[1-9]\d{0,15})(\.\d+)?$/;
 
 interface SchemaShape {
   type?: unknown;
   properties?: Record<string, SchemaShape>;
   anyOf?: SchemaShape[];
+  minimum?: unknown;
+  maximum?: unknown;
 }
 
 function typesOf(schema: SchemaShape): Set<unknown> {
@@ -24,11 +26,16 @@ function typesOf(schema: SchemaShape): Set<unknown> {
   return types;
 }
 
+/** A canonical integer that a double cannot hold exactly (|n| > 2^53 − 1): "9007199254740993" would read as …992. */
+function isUnsafeInteger(schema: SchemaShape, value: unknown): value is string {
+  return typeof value === 'string' && typesOf(schema).has('integer') && CANONICAL_INTEGER.test(value) && !Number.isSafeInteger(Number(value));
+}
+
 function coerceValue(schema: SchemaShape, value: unknown): unknown {
   if (typeof value !== 'string') return value;
   const types = typesOf(schema);
   if (types.has('string')) return value;
-  if (types.has('integer') && CANONICAL_INTEGER.test(value)) return Number(value);
+  if (types.has('integer') && CANONICAL_INTEGER.test(value)) return isUnsafeInteger(schema, value) ? value : Number(value);
   if (types.has('number') && CANONICAL_NUMBER.test(value)) return Number(value);
   if (types.has('boolean') && (value === 'true' || value === 'false')) return value === 'true';
   return value;
@@ -44,13 +51,33 @@ export function coerceWireStrings(schema: SchemaShape, value: unknown): unknown 
   return coerced;
 }
 
+/**
+ * Integers too long to be exact are left as strings by the coercion above; instead of "must be
+ * integer", they are told the bound they overstep (the schema's, at most 2^53 − 1 in magnitude).
+ */
+export function unsafeIntegerIssues(schema: SchemaShape, value: unknown): FieldIssue[] {
+  if (typeof value !== 'object' || value === null || !schema.properties) return [];
+  const issues: FieldIssue[] = [];
+  for (const [name, propertySchema] of Object.entries(schema.properties)) {
+    const text = (value as Record<string, unknown>)[name];
+    if (!isUnsafeInteger(propertySchema, text)) continue;
+    const maximum = typeof propertySchema.maximum === 'number' ? Math.min(propertySchema.maximum, Number.MAX_SAFE_INTEGER) : Number.MAX_SAFE_INTEGER;
+    const minimum = typeof propertySchema.minimum === 'number' ? Math.max(propertySchema.minimum, -Number.MAX_SAFE_INTEGER) : -Number.MAX_SAFE_INTEGER;
+    issues.push({ field: name, message: text.startsWith('-') ? `must be >= ${minimum}` : `must be <= ${maximum}` });
+  }
+  return issues;
+}
+
 export const typeboxValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
   const check = Compile(schema);
   const fromWire = httpPart !== 'body';
+  const rootName = httpPart === 'body' || httpPart === undefined ? 'body' : httpPart;
   return (input) => {
+    const unsafe = fromWire ? unsafeIntegerIssues(schema as SchemaShape, input) : [];
     const candidate = fromWire ? Value.Default(schema, coerceWireStrings(schema as SchemaShape, input)) : input;
-    if (check.Check(candidate)) return { value: candidate };
-    const rootName = httpPart === 'body' || httpPart === undefined ? 'body' : httpPart;
-    return { error: new ValidationError(toFieldIssues(check.Errors(candidate), rootName)) };
+    if (unsafe.length === 0 && check.Check(candidate)) return { value: candidate };
+    const reported = new Set(unsafe.map((issue) => issue.field));
+    const issues = [...unsafe, ...toFieldIssues(check.Errors(candidate), rootName).filter((issue) => !reported.has(issue.field))];
+    return { error: new ValidationError(issues) };
   };
 };
