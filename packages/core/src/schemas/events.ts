@@ -89,11 +89,15 @@ export type WebhookEventParams = Static<typeof WebhookEventParams>;
 export const WebhookDeliveryParams = Type.Object({ deliveryId: Type.String({ minLength: 1 }) }, { additionalProperties: false });
 export type WebhookDeliveryParams = Static<typeof WebhookDeliveryParams>;
 
-export const PUBLISH_LIMITS = { aggregateMax: 255, sensitiveMax: 100 } as const;
+export const PUBLISH_LIMITS = { eventTypeMax: 255, aggregateMax: 255, sensitiveMax: 100 } as const;
 
 export const PublishEventInput = Type.Object(
   {
-    eventType: Type.String({ pattern: EVENT_TYPE_PATTERN, description: '`family.action`.' }),
+    eventType: Type.String({
+      pattern: EVENT_TYPE_PATTERN,
+      maxLength: PUBLISH_LIMITS.eventTypeMax,
+      description: '`family.action`, at most 255 characters.',
+    }),
     aggregateType: Type.Optional(
       Type.String({ minLength: 1, maxLength: PUBLISH_LIMITS.aggregateMax, description: 'Defaults to the event family.' }),
     ),

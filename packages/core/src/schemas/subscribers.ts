@@ -13,6 +13,7 @@ export const SUBSCRIBER_LIMITS = {
   secretMin: 16,
   secretMax: 512,
   eventsMax: 100,
+  eventPatternMax: 255,
   timeoutMsMin: 100,
   timeoutMsMax: 30_000,
   timeoutMsDefault: 5000,
@@ -26,11 +27,15 @@ const DisplayName = Type.String({ minLength: 1, maxLength: SUBSCRIBER_LIMITS.dis
 const TargetUrl = Type.String({
   format: 'uri',
   maxLength: SUBSCRIBER_LIMITS.targetUrlMax,
-  description: 'Absolute http(s) URL without user info.',
+  description:
+    'Absolute `http://` or `https://` URL with a host, at most 2048 characters: no user info, no fragment, not port 0. ' +
+    'Stored as WHATWG URL serializes it (e.g. `HTTPS://Example.com:443` → `https://example.com/`).',
 });
-const Events = Type.Array(Type.String({ pattern: EVENT_PATTERN_PATTERN }), {
+const Events = Type.Array(Type.String({ pattern: EVENT_PATTERN_PATTERN, maxLength: SUBSCRIBER_LIMITS.eventPatternMax }), {
   maxItems: SUBSCRIBER_LIMITS.eventsMax,
-  description: 'Event-type filter: `family.action`, `family.*`, `*.action` or `*`. Empty or omitted = all events.',
+  description:
+    'Event-type filter: `family.action`, `family.*`, `*.action` or `*`, at most 100 patterns of at most 255 characters. ' +
+    'Empty or omitted = all events. Repeated patterns are stored once.',
 });
 const Enabled = Type.Boolean({ description: 'Whether the subscriber receives deliveries. Default true.' });
 const TimeoutMs = Type.Integer({

@@ -1,5 +1,6 @@
 // Small field checkers shared by the input validators. Pure; each returns a message or undefined.
 import type { FieldIssue } from '../errors/index.js';
+import { ILL_FORMED_TEXT_MESSAGE, isWellFormedText } from './text.js';
 
 export type Check = (value: unknown) => string | undefined;
 
@@ -10,6 +11,7 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 export function stringCheck(options: { min?: number; max?: number; pattern?: RegExp; patternHint?: string } = {}): Check {
   return (value) => {
     if (typeof value !== 'string') return 'must be a string';
+    if (!isWellFormedText(value)) return ILL_FORMED_TEXT_MESSAGE;
     // Lengths count Unicode code points, as JSON Schema's minLength/maxLength do.
     const length = [...value].length;
     if (options.min !== undefined && length < options.min) {

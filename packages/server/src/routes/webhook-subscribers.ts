@@ -1,5 +1,6 @@
-// Spec section B: webhook subscribers under /api/v0.9. Shapes are core's schemas; this file only
-// binds them to HTTP (status codes, Location, scopes).
+// Spec section B: webhook subscribers under /api/v0.9. Shapes are core's schemas, and so are the
+// rules that normalize a valid body (target URL spelling, repeated patterns); this file only binds
+// them to HTTP (status codes, Location, scopes).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { schemas, type Herald } from '@herald/core';
 import { Type } from 'typebox';
@@ -37,6 +38,9 @@ export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOpti
         querystring: NoQuery,
         body: schemas.WebhookSubscriberCreateRequest,
         response: { 201: schemas.WebhookSubscriberResponse, ...bodyErrorResponses(409) },
+      },
+      preHandler: async (request) => {
+        request.body = schemas.normaliseSubscriberRequest(request.body);
       },
     },
     async (request, reply) => {
@@ -92,6 +96,9 @@ export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOpti
       // The spec makes the update body optional: no body changes nothing.
       preValidation: async (request) => {
         if (request.body === undefined || request.body === null) request.body = {};
+      },
+      preHandler: async (request) => {
+        request.body = schemas.normaliseSubscriberRequest(request.body);
       },
     },
     async (request) => herald.subscribers.update(coreScope(request, orgId), request.params.subscriberId, request.body),

@@ -1,12 +1,14 @@
 // Fastify validator compiler over TypeBox: bodies are checked as sent (no type coercion, unknown
 // fields rejected); query, path and headers are strings on the wire, so only canonical numbers and
 // booleans are converted ("5" → 5, but "5.5", "1e1" or " 5" stay strings and fail an integer check).
+// Every part is also refused when it holds text UTF-8 cannot carry (see well-formed.ts).
 import type { FastifySchemaCompiler } from 'fastify';
 import type { TSchema } from 'typebox';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
 import { ValidationError } from '@herald/core';
 import { toFieldIssues, type FieldIssue } from './field-issues.js';
+import { illFormedTextIssues } from './well-formed.js';
 
 const CANONICAL_INTEGER = /^-?(0|[1-9]\d*)$/;
 const CANONICAL_NUMBER = /^-?(0|[1-9]\d{0,15})(\.\d+)?$/;
@@ -73,6 +75,8 @@ export const typeboxValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schem
   const fromWire = httpPart !== 'body';
   const rootName = httpPart === 'body' || httpPart === undefined ? 'body' : httpPart;
   return (input) => {
+    const textIssues = illFormedTextIssues(input, rootName);
+    if (textIssues.length > 0) return { error: new ValidationError(textIssues) };
     const unsafe = fromWire ? unsafeIntegerIssues(schema as SchemaShape, input) : [];
     const candidate = fromWire ? Value.Default(schema, coerceWireStrings(schema as SchemaShape, input)) : input;
     if (unsafe.length === 0 && check.Check(candidate)) return { value: candidate };
