@@ -14,6 +14,7 @@ import { frameworkErrorHandler, installErrorHandling, undeclaredMethodError } fr
 import type { HostMetrics, MetricSources } from './metrics/host-metrics.js';
 import { registerOpenApi } from './openapi/register.js';
 import type { ProjectStore } from './projects/project-store.js';
+import { acceptMissingBody } from './routes/common.js';
 import { managementRoutes } from './routes/management.js';
 import { meRoutes } from './routes/me.js';
 import { opsRoutes, type Readiness } from './routes/ops.js';
@@ -70,6 +71,7 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
   installErrorHandling(app);
   app.addHook('onRoute', (route) => {
     routes.add(route.method, route.url);
+    acceptMissingBody(route);
   });
   app.addHook('onRequest', async (request, reply) => {
     reply.header('x-request-id', request.id);

@@ -1,5 +1,7 @@
 // Shapes shared by every resource: times, pagination, errors, list queries.
 // Plain JSON Schema (formats `date-time`/`uri`, patterns) so Fastify, ajv and OpenAPI can use them as-is.
+// A `title` names a shape that API documents publish as a component (the spec's names where it has
+// them); its `examples` are checked against the schema by the server's OpenAPI tests.
 import { Type, type Static, type TSchema } from 'typebox';
 
 export const DateTime = Type.String({ format: 'date-time' });
@@ -16,19 +18,33 @@ export const Pagination = Type.Object(
     limit: Type.Integer({ minimum: 1, description: 'Maximum records in this response.' }),
     offset: Type.Integer({ minimum: 0, description: 'Records skipped before this page.' }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'Pagination',
+    description: 'Where a page sits in its collection; returned with every paginated collection.',
+    examples: [{ total: 42, limit: 20, offset: 20 }],
+  },
 );
 export type Pagination = Static<typeof Pagination>;
 
+export interface PageNaming {
+  /** Component name of the list (e.g. `WebhookEventList`). */
+  title: string;
+  description: string;
+  /** One item, for the list's example. */
+  itemExample?: unknown;
+}
+
 /** `{ list, count, pagination }`: the envelope of every paginated collection response. */
-export function PageOf<Item extends TSchema>(item: Item) {
+export function PageOf<Item extends TSchema>(item: Item, naming?: PageNaming) {
+  const example = naming?.itemExample === undefined ? {} : { examples: [{ list: [naming.itemExample], count: 1, pagination: { total: 1, limit: 20, offset: 0 } }] };
   return Type.Object(
     {
       list: Type.Array(item),
       count: Type.Integer({ minimum: 0, description: 'Number of items in this page.' }),
       pagination: Pagination,
     },
-    { additionalProperties: false },
+    { additionalProperties: false, ...(naming ? { title: naming.title, description: naming.description } : {}), ...example },
   );
 }
 
@@ -62,8 +78,16 @@ export const PageQuery = Type.Object(
 export type PageQuery = Static<typeof PageQuery>;
 
 export const FieldError = Type.Object(
-  { field: Type.String(), message: Type.String() },
-  { additionalProperties: false },
+  {
+    field: Type.String({ description: 'The field, dotted for nested ones (`events.2`); `body`, `path` or a parameter name for whole parts.' }),
+    message: Type.String({ description: 'What is wrong with it.' }),
+  },
+  {
+    additionalProperties: false,
+    title: 'FieldError',
+    description: 'One problem with one field of the request.',
+    examples: [{ field: 'targetUrl', message: 'must not contain user info (user:password@)' }],
+  },
 );
 export type FieldError = Static<typeof FieldError>;
 
@@ -74,6 +98,18 @@ export const ErrorResponse = Type.Object(
     message: Type.String(),
     errors: Type.Optional(Type.Array(FieldError, { description: 'Field-level details, when there are any.' })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'ErrorResponse',
+    description: 'The body of every error answer. The `x-request-id` response header names the request in the logs.',
+    examples: [
+      {
+        status: 'error',
+        code: 'MISSING_REQUIRED_PARAMETER',
+        message: 'Some fields in the payload are missing or invalid',
+        errors: [{ field: 'displayName', message: 'is required' }],
+      },
+    ],
+  },
 );
 export type ErrorResponse = Static<typeof ErrorResponse>;

@@ -7,6 +7,43 @@ import { DeliveryStatus, EventStatus } from './status.js';
 export const EVENT_TYPE_PATTERN = '^[a-z0-9_]+\\.[a-z0-9_]+$';
 export const RESPONSE_SNIPPET_MAX_BYTES = 4096;
 
+const DELIVERY_EXAMPLE = {
+  deliveryId: '6f1c2e9a4b7d3f80',
+  subscriberId: 'billing',
+  targetUrl: 'https://example.com/hooks/billing',
+  status: 'DELIVERED',
+  lastHttpStatus: 200,
+  lastError: null,
+  lastAttemptAt: '2025-01-31T12:00:00.210Z',
+  deliveredAt: '2025-01-31T12:00:00.295Z',
+};
+const ATTEMPT_EXAMPLE = {
+  attempt: 1,
+  startedAt: '2025-01-31T12:00:00.210Z',
+  durationMs: 85,
+  httpStatus: 200,
+  errorClass: null,
+  errorMessage: null,
+  responseBodySnippet: 'ok',
+};
+const DELIVERY_DETAIL_EXAMPLE = {
+  ...DELIVERY_EXAMPLE,
+  attempts: 1,
+  nextAttemptAt: null,
+  encryptedFields: ['token'],
+  createdAt: '2025-01-31T12:00:00.050Z',
+  attemptHistory: [ATTEMPT_EXAMPLE],
+};
+const EVENT_EXAMPLE = {
+  eventId: '3b241101-e2bb-4255-8caf-4136c566a962',
+  eventType: 'apikey.generated',
+  orgId: 'default',
+  aggregateType: 'apikey',
+  aggregateId: 'key-1',
+  status: 'ALL_DELIVERED',
+  occurredAt: '2025-01-31T12:00:00.000Z',
+};
+
 export const WebhookEventDelivery = Type.Object(
   {
     deliveryId: Type.String(),
@@ -18,7 +55,12 @@ export const WebhookEventDelivery = Type.Object(
     lastAttemptAt: NullableDateTime,
     deliveredAt: NullableDateTime,
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'WebhookEventDelivery',
+    description: "Summary of one delivery row of an event: one per subscriber the event matched.",
+    examples: [DELIVERY_EXAMPLE],
+  },
 );
 export type WebhookEventDelivery = Static<typeof WebhookEventDelivery>;
 
@@ -34,7 +76,12 @@ export const DeliveryAttempt = Type.Object(
       description: 'First 4 KiB of the response body.',
     }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'DeliveryAttempt',
+    description: 'One attempt to deliver a row: when, how long, and what came back.',
+    examples: [ATTEMPT_EXAMPLE],
+  },
 );
 export type DeliveryAttempt = Static<typeof DeliveryAttempt>;
 
@@ -48,7 +95,12 @@ export const WebhookEventDeliveryDetail = Type.Object(
     createdAt: DateTime,
     attemptHistory: Type.Array(DeliveryAttempt),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'WebhookEventDeliveryDetail',
+    description: 'The full details of a delivery row: the summary plus retry state and attempt history.',
+    examples: [DELIVERY_DETAIL_EXAMPLE],
+  },
 );
 export type WebhookEventDeliveryDetail = Static<typeof WebhookEventDeliveryDetail>;
 
@@ -64,17 +116,31 @@ const eventFields = {
 
 export const WebhookEvent = Type.Object(
   { ...eventFields, deliveries: Type.Array(WebhookEventDelivery) },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'WebhookEvent',
+    description: 'A recorded event with a summary of each of its delivery rows.',
+    examples: [{ ...EVENT_EXAMPLE, deliveries: [DELIVERY_EXAMPLE] }],
+  },
 );
 export type WebhookEvent = Static<typeof WebhookEvent>;
 
 export const WebhookEventDetail = Type.Object(
   { ...eventFields, deliveries: Type.Array(WebhookEventDeliveryDetail) },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'WebhookEventDetail',
+    description: 'A WebhookEvent with the full details (attempt history) of every delivery row.',
+    examples: [{ ...EVENT_EXAMPLE, deliveries: [DELIVERY_DETAIL_EXAMPLE] }],
+  },
 );
 export type WebhookEventDetail = Static<typeof WebhookEventDetail>;
 
-export const WebhookEventList = PageOf(WebhookEvent);
+export const WebhookEventList = PageOf(WebhookEvent, {
+  title: 'WebhookEventList',
+  description: 'A page of webhook events, newest first.',
+  itemExample: { ...EVENT_EXAMPLE, deliveries: [DELIVERY_EXAMPLE] },
+});
 export type WebhookEventList = Static<typeof WebhookEventList>;
 
 export const WebhookEventListQuery = Type.Object(
@@ -111,7 +177,12 @@ export const PublishEventInput = Type.Object(
     ),
     occurredAt: Type.Optional(Type.String({ format: 'date-time', description: 'Defaults to now.' })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'PublishWebhookEventRequest',
+    description: 'An event to publish (extension): it fans out to every matching enabled subscriber.',
+    examples: [{ eventType: 'apikey.generated', aggregateId: 'key-1', data: { name: 'ci', token: 's3cr3t' }, sensitive: ['token'] }],
+  },
 );
 /** `data` is any JSON object; TypeBox would infer `{}` for an open object, so it is spelled out. */
 export type PublishEventInput = Omit<Static<typeof PublishEventInput>, 'data'> & { data: Record<string, unknown> };

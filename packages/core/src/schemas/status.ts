@@ -2,12 +2,14 @@
 import { Type, type Static } from 'typebox';
 
 export const EventStatus = Type.Enum(['PENDING', 'DISPATCHED', 'ALL_DELIVERED', 'FAILED'], {
+  title: 'EventStatus',
   description: 'PENDING (recorded) → DISPATCHED (deliveries in progress) → ALL_DELIVERED | FAILED.',
 });
 export type EventStatus = Static<typeof EventStatus>;
 export const EVENT_STATUSES: readonly EventStatus[] = EventStatus.enum;
 
 export const DeliveryStatus = Type.Enum(['PENDING', 'IN_FLIGHT', 'DELIVERED', 'FAILED'], {
+  title: 'DeliveryStatus',
   description: 'PENDING → IN_FLIGHT → DELIVERED | PENDING (retry) | FAILED.',
 });
 export type DeliveryStatus = Static<typeof DeliveryStatus>;

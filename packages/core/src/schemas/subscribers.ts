@@ -44,6 +44,29 @@ const TimeoutMs = Type.Integer({
   description: 'Delivery time-out in milliseconds. Default 5000.',
 });
 
+const REQUEST_EXAMPLE = {
+  id: 'billing',
+  displayName: 'Billing',
+  targetUrl: 'https://example.com/hooks/billing',
+  secret: 'replace-with-a-long-random-secret',
+  events: ['apikey.*', 'subscription.created'],
+  enabled: true,
+  timeoutMs: 5000,
+};
+const RESPONSE_EXAMPLE = {
+  id: 'billing',
+  orgId: 'default',
+  displayName: 'Billing',
+  targetUrl: 'https://example.com/hooks/billing',
+  enabled: true,
+  events: ['apikey.*', 'subscription.created'],
+  timeoutMs: 5000,
+  hasSecret: true,
+  createdBy: 'tok_8d3f2a1c9b7e4d6f',
+  createdAt: '2025-01-31T12:00:00.000Z',
+  updatedAt: '2025-02-01T08:30:00.000Z',
+};
+
 export const WebhookSubscriberCreateRequest = Type.Object(
   {
     id: Type.Optional(Handle),
@@ -60,7 +83,12 @@ export const WebhookSubscriberCreateRequest = Type.Object(
     enabled: Type.Optional(Enabled),
     timeoutMs: Type.Optional(TimeoutMs),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'WebhookSubscriberCreateRequest',
+    description: 'WebhookSubscriberRequest as create takes it: `displayName` and `targetUrl` are required.',
+    examples: [REQUEST_EXAMPLE],
+  },
 );
 export type WebhookSubscriberCreateRequest = Static<typeof WebhookSubscriberCreateRequest>;
 
@@ -81,7 +109,12 @@ export const WebhookSubscriberUpdateRequest = Type.Object(
     enabled: Type.Optional(Enabled),
     timeoutMs: Type.Optional(TimeoutMs),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'WebhookSubscriberRequest',
+    description: 'Update body (spec WebhookSubscriberRequest): every field optional; only supplied fields change.',
+    examples: [{ enabled: false }, { targetUrl: 'https://example.com/hooks/billing-v2', events: ['apikey.*'] }],
+  },
 );
 export type WebhookSubscriberUpdateRequest = Static<typeof WebhookSubscriberUpdateRequest>;
 
@@ -105,15 +138,29 @@ const subscriberFields = {
 
 export const WebhookSubscriberResponse = Type.Object(
   { ...subscriberFields, updatedBy: Type.String({ description: "Last updater's identity, or `deleted_user`." }) },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'WebhookSubscriberResponseSchema',
+    description: 'A webhook subscriber. The secret itself is never returned; `hasSecret` tells whether one is set.',
+    examples: [{ ...RESPONSE_EXAMPLE, updatedBy: 'tok_8d3f2a1c9b7e4d6f' }],
+  },
 );
 export type WebhookSubscriberResponse = Static<typeof WebhookSubscriberResponse>;
 
 /** List items carry no `updatedBy` (spec). */
-export const WebhookSubscriberListItem = Type.Object(subscriberFields, { additionalProperties: false });
+export const WebhookSubscriberListItem = Type.Object(subscriberFields, {
+  additionalProperties: false,
+  title: 'WebhookSubscriberListItem',
+  description: 'A webhook subscriber as listed: WebhookSubscriberResponseSchema without `updatedBy`.',
+  examples: [RESPONSE_EXAMPLE],
+});
 export type WebhookSubscriberListItem = Static<typeof WebhookSubscriberListItem>;
 
-export const WebhookSubscriberList = PageOf(WebhookSubscriberListItem);
+export const WebhookSubscriberList = PageOf(WebhookSubscriberListItem, {
+  title: 'WebhookSubscriberList',
+  description: 'A page of webhook subscribers, oldest first.',
+  itemExample: RESPONSE_EXAMPLE,
+});
 export type WebhookSubscriberList = Static<typeof WebhookSubscriberList>;
 
 export const WebhookSubscriberListQuery = PageQuery;
@@ -133,7 +180,23 @@ export const WebhookSubscriberDeliverySummary = Type.Object(
     lastAttemptAt: NullableDateTime,
     deliveredAt: NullableDateTime,
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'WebhookSubscriberDeliverySummary',
+    description: 'One delivery row of the subscriber, with the outcome of its latest attempt.',
+    examples: [
+      {
+        deliveryId: '6f1c2e9a4b7d3f80',
+        eventType: 'apikey.generated',
+        occurredAt: '2025-01-31T12:00:00.000Z',
+        status: 'DELIVERED',
+        lastHttpStatus: 200,
+        lastError: null,
+        lastAttemptAt: '2025-01-31T12:00:00.210Z',
+        deliveredAt: '2025-01-31T12:00:00.295Z',
+      },
+    ],
+  },
 );
 export type WebhookSubscriberDeliverySummary = Static<typeof WebhookSubscriberDeliverySummary>;
 
@@ -141,6 +204,10 @@ export const SUBSCRIBER_DELIVERIES_MAX = 50;
 
 export const WebhookSubscriberDeliveryList = Type.Object(
   { list: Type.Array(WebhookSubscriberDeliverySummary, { maxItems: SUBSCRIBER_DELIVERIES_MAX }) },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'WebhookSubscriberDeliveryList',
+    description: `The subscriber's most recent delivery rows (at most ${SUBSCRIBER_DELIVERIES_MAX}), newest attempt first.`,
+  },
 );
 export type WebhookSubscriberDeliveryList = Static<typeof WebhookSubscriberDeliveryList>;

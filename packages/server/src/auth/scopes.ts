@@ -24,6 +24,11 @@ const SATISFIED_BY: Partial<Record<Scope, Scope[]>> = {
   [SCOPES.projectRead]: [SCOPES.projectManage],
 };
 
+/** The scopes any one of which grants `required`: itself first, then the broader ones. */
+export function scopesGranting(required: Scope): Scope[] {
+  return [required, ...(SATISFIED_BY[required] ?? [])];
+}
+
 export function hasScope(granted: ReadonlySet<string>, required: Scope): boolean {
   return granted.has(required) || (SATISFIED_BY[required] ?? []).some((scope) => granted.has(scope));
 }

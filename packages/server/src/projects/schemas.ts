@@ -17,7 +17,23 @@ export const Project = Type.Object(
     createdAt: Type.String({ format: 'date-time' }),
     updatedAt: Type.String({ format: 'date-time' }),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'Project',
+    description: 'A project of the organization.',
+    examples: [
+      {
+        id: 'web',
+        orgId: 'default',
+        displayName: 'Web',
+        description: 'The public web shop',
+        createdBy: 'tok_8d3f2a1c9b7e4d6f',
+        updatedBy: 'tok_8d3f2a1c9b7e4d6f',
+        createdAt: '2025-01-31T12:00:00.000Z',
+        updatedAt: '2025-01-31T12:00:00.000Z',
+      },
+    ],
+  },
 );
 export type Project = Static<typeof Project>;
 
@@ -27,7 +43,12 @@ export const ProjectCreateRequest = Type.Object(
     displayName: DisplayName,
     description: Type.Optional(Description),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'ProjectCreateRequest',
+    description: 'A project to create.',
+    examples: [{ id: 'web', displayName: 'Web', description: 'The public web shop' }],
+  },
 );
 export type ProjectCreateRequest = Static<typeof ProjectCreateRequest>;
 
@@ -36,7 +57,12 @@ export const ProjectUpdateRequest = Type.Object(
     displayName: Type.Optional(DisplayName),
     description: Type.Optional(Type.String({ ...Description, description: '"" removes the description.' })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'ProjectUpdateRequest',
+    description: 'Project update: only supplied fields change; no body changes nothing.',
+    examples: [{ displayName: 'Web shop' }],
+  },
 );
 export type ProjectUpdateRequest = Static<typeof ProjectUpdateRequest>;
 

@@ -1,6 +1,6 @@
-// Pieces every API route uses: the error responses it documents, "no query parameters", the core
-// scope of a request and Location URLs.
-import type { FastifyRequest } from 'fastify';
+// Pieces every API route uses: the error responses it documents, "no query parameters", optional
+// bodies, the core scope of a request and Location URLs.
+import type { FastifyRequest, RouteOptions } from 'fastify';
 import { schemas } from '@herald/core';
 import { Type } from 'typebox';
 
@@ -19,10 +19,15 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 export function errorResponses(...extra: Array<404 | 409 | 413 | 415>) {
   const statuses = [400, 401, 403, ...extra, 500];
   return Object.fromEntries(
-    statuses.map((status) => [status, Type.Object(schemas.ErrorResponse.properties, {
-      additionalProperties: false,
-      description: ERROR_DESCRIPTIONS[status],
-    })]),
+    statuses.map((status) => [
+      status,
+      // The same shape under the same title (the published ErrorResponse component); the description is the status's.
+      Type.Object(schemas.ErrorResponse.properties, {
+        additionalProperties: false,
+        title: (schemas.ErrorResponse as { title?: string }).title,
+        description: ERROR_DESCRIPTIONS[status],
+      }),
+    ]),
   ) as Record<number, typeof schemas.ErrorResponse>;
 }
 
@@ -35,6 +40,25 @@ export function bodyErrorResponses(...extra: Array<404 | 409>) {
 export const NoQuery = Type.Object({}, { additionalProperties: false });
 
 export const NoContent = Type.Null({ description: 'No content' });
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    /** The body may be left out (treated as `{}`); the OpenAPI document says `required: false`. */
+    optionalBody?: boolean;
+  }
+}
+
+/** onRoute hook: routes flagged `optionalBody` get a missing body replaced by `{}` before validation. */
+export function acceptMissingBody(route: RouteOptions): void {
+  if (!route.config?.optionalBody) return;
+  const existing = route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation];
+  route.preValidation = [
+    async (request: FastifyRequest) => {
+      if (request.body === undefined || request.body === null) request.body = {};
+    },
+    ...existing,
+  ];
+}
 
 export function coreScope(request: FastifyRequest, orgId: string): { orgId: string; actor: string } {
   // The auth hook runs before every handler of these plugins and always sets the principal.

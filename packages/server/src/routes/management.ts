@@ -16,10 +16,17 @@ export interface ManagementRouteOptions {
   basePath: string;
 }
 
-const Org = Type.Object({ id: Type.String(), displayName: Type.String() }, { additionalProperties: false });
-const OrgList = schemas.PageOf(Org);
+const Org = Type.Object(
+  { id: Type.String({ description: 'Handle of the organization.' }), displayName: Type.String() },
+  { additionalProperties: false, title: 'Org', description: 'The organization this instance serves.', examples: [{ id: 'default', displayName: 'default' }] },
+);
+const OrgList = schemas.PageOf(Org, {
+  title: 'OrgList',
+  description: 'The organizations this instance serves: exactly one.',
+  itemExample: { id: 'default', displayName: 'default' },
+});
 const OrgParams = Type.Object({ org: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false });
-const ProjectList = schemas.PageOf(Project);
+const ProjectList = schemas.PageOf(Project, { title: 'ProjectList', description: 'A page of projects, oldest first.' });
 const ORG_TAGS = ['orgs'];
 const PROJECT_TAGS = ['projects'];
 
@@ -129,7 +136,7 @@ export const managementRoutes: FastifyPluginAsyncTypebox<ManagementRouteOptions>
   app.put(
     '/orgs/:org/projects/:project',
     {
-      config: { scope: SCOPES.projectManage },
+      config: { scope: SCOPES.projectManage, optionalBody: true },
       schema: {
         operationId: 'updateProject',
         summary: 'Update a project (only supplied fields change)',
@@ -138,9 +145,6 @@ export const managementRoutes: FastifyPluginAsyncTypebox<ManagementRouteOptions>
         querystring: NoQuery,
         body: ProjectUpdateRequest,
         response: { 200: Project, ...bodyErrorResponses(404) },
-      },
-      preValidation: async (request) => {
-        if (request.body === undefined || request.body === null) request.body = {};
       },
     },
     async (request) => projects.update(coreScope(request, orgId), request.params.project, request.body),

@@ -18,7 +18,20 @@ export const Me = Type.Object(
     orgId: Type.String(),
     expiresAt: Type.Optional(Type.String({ format: 'date-time', description: 'When the credential expires; absent when it never does.' })),
   },
-  { additionalProperties: false },
+  {
+    additionalProperties: false,
+    title: 'Me',
+    description: 'The authenticated caller.',
+    examples: [
+      {
+        principal: 'tok_8d3f2a1c9b7e4d6f',
+        kind: 'api-token',
+        name: 'bootstrap-admin',
+        scopes: ['dp:event:read', 'dp:webhook_subscriber:manage'],
+        orgId: 'default',
+      },
+    ],
+  },
 );
 
 export const meRoutes: FastifyPluginAsyncTypebox<MeRouteOptions> = async (app, options) => {

@@ -83,7 +83,8 @@ export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOpti
   app.put(
     '/webhook-subscribers/:subscriberId',
     {
-      config: { scope: SCOPES.subscriberUpdate },
+      // The spec makes the update body optional: no body changes nothing.
+      config: { scope: SCOPES.subscriberUpdate, optionalBody: true },
       schema: {
         operationId: 'updateWebhookSubscriber',
         summary: 'Update a webhook subscriber (only supplied fields change)',
@@ -92,10 +93,6 @@ export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOpti
         querystring: NoQuery,
         body: schemas.WebhookSubscriberUpdateRequest,
         response: { 200: schemas.WebhookSubscriberResponse, ...bodyErrorResponses(404, 409) },
-      },
-      // The spec makes the update body optional: no body changes nothing.
-      preValidation: async (request) => {
-        if (request.body === undefined || request.body === null) request.body = {};
       },
       preHandler: async (request) => {
         request.body = schemas.normaliseSubscriberRequest(request.body);

@@ -6,6 +6,7 @@ import type { ValidateFunction } from 'ajv';
 
 export interface OpenApiDocument {
   paths: Record<string, Record<string, { responses: Record<string, { content?: Record<string, { schema: object }> }> }>>;
+  components?: { schemas?: Record<string, object> };
 }
 
 interface CompiledPath {
@@ -42,7 +43,8 @@ export class OpenApiResponseValidator {
     const key = `${method} ${match.template} ${status}`;
     let validateFn = this.compiled.get(key);
     if (!validateFn) {
-      validateFn = this.ajv.compile(schema);
+      // Response schemas refer to named components (`#/components/schemas/…`); they resolve inside this wrapper.
+      validateFn = this.ajv.compile({ ...schema, components: { schemas: this.document.components?.schemas ?? {} } });
       this.compiled.set(key, validateFn);
     }
     if (validateFn(body)) return [];
