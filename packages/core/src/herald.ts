@@ -8,6 +8,7 @@ import { createCatalog } from './events/catalog.js';
 import { payloadOf } from './events/fan-out.js';
 import { completeInterruptedFanOuts } from './events/fan-out-recovery.js';
 import { createEventService } from './events/service.js';
+import { stepRecoveries } from './deliveries/recovery.js';
 import { silentLogger } from './logger.js';
 import { collectionsFor, DEFAULT_COLLECTION_PREFIX, type Collections } from './storage/collections.js';
 import { ConfigError } from './errors/index.js';
@@ -102,6 +103,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     openSecret: (sealed) => secretBox.open(sealed),
     payloadOf: (event) => payloadOf(context, event),
     completePendingFanOuts: completePending,
+    stepRecoveries: () => stepRecoveries(context),
   };
   const deliveryEngine: DeliveryEngine = (options.engineFactory ?? createDeliveryEngine)(deps);
 

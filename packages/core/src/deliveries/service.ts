@@ -3,6 +3,7 @@ import type { CoreContext } from '../context.js';
 import { NotFoundError } from '../errors/index.js';
 import type { DeliveryService } from '../types.js';
 import { SUMMARY_PROJECTION, toEventDelivery } from './mapping.js';
+import { getRecovery, startRecovery } from './recovery.js';
 import { requeueRows } from './requeue.js';
 import { findRow } from './rows.js';
 
@@ -16,5 +17,7 @@ export function createDeliveryService(context: CoreContext): DeliveryService {
       const updated = await findRow(collections, deliveryId, SUMMARY_PROJECTION);
       return toEventDelivery(updated ?? row);
     },
+    recover: (scope, handle, input) => startRecovery(context, scope, handle, input),
+    recovery: (scope, handle, recoveryId) => getRecovery(context, scope, handle, recoveryId),
   };
 }

@@ -71,6 +71,8 @@ export interface EngineDeps {
   payloadOf(event: EventDocument): EventPayload;
   /** Finishes fan-outs interrupted by a crash (run by a periodic job). */
   completePendingFanOuts?: () => Promise<number>;
+  /** One step of the oldest unfinished recovery (deliveries/recovery.ts); rows requeued. */
+  stepRecoveries?: () => Promise<number>;
   /** Replaces the HTTP sender (tests). */
   sender?: HttpSender;
 }
@@ -110,6 +112,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
     config,
     logger: deps.logger,
     completePendingFanOuts: deps.completePendingFanOuts,
+    stepRecoveries: deps.stepRecoveries,
     onRecovered: () => dispatcher?.notify(),
   });
 

@@ -1,5 +1,6 @@
 // Cluster-wide periodic work on Agenda (DECISIONS §7): lease recovery, completion of interrupted
-// fan-outs, re-aggregation of events a dead worker left DISPATCHED, and retention. Agenda's `every` keeps one job document per name, so each job runs
+// fan-outs, re-aggregation of events a dead worker left DISPATCHED, recoveries asked for through
+// the API, and retention. Agenda's `every` keeps one job document per name, so each job runs
 // on one replica at a time — on MongoDB. Its lock is a findOneAndUpdate, which FerretDB v1 does
 // not make atomic under concurrent writers (DECISIONS §8), so every job here is written to be
 // harmless if two replicas do run it at once: each is a set of conditional, idempotent updates.
@@ -22,7 +23,11 @@ export const JOB_NAMES = {
   reconcileEvents: 'herald:reconcile-event-status',
   completeFanOuts: 'herald:complete-pending-fan-outs',
   retention: 'herald:retention',
+  recoveries: 'herald:recoveries',
 } as const;
+
+/** How often a recovery takes a step (each step requeues at most RECOVERY_ROWS_PER_STEP rows). */
+export const RECOVERY_STEP_INTERVAL_MS = 1_000;
 
 export interface MaintenanceDeps {
   db: Db;
@@ -32,6 +37,7 @@ export interface MaintenanceDeps {
   config: EngineConfig;
   logger: EngineLogger;
   completePendingFanOuts?: (() => Promise<number>) | undefined;
+  stepRecoveries?: (() => Promise<number>) | undefined;
   /** Rows returned to PENDING become due at once: tell the local dispatcher. */
   onRecovered(): void;
 }
@@ -101,11 +107,19 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
         { concurrency: 1 },
       );
       agenda.define(JOB_NAMES.retention, guarded(JOB_NAMES.retention, retention), { concurrency: 1 });
+      agenda.define(
+        JOB_NAMES.recoveries,
+        guarded(JOB_NAMES.recoveries, async () => {
+          if (((await deps.stepRecoveries?.()) ?? 0) > 0) deps.onRecovered();
+        }),
+        { concurrency: 1 },
+      );
       await agenda.start();
       await agenda.every(config.maintenanceIntervalMs, JOB_NAMES.recoverLeases);
       await agenda.every(config.maintenanceIntervalMs * 2, JOB_NAMES.completeFanOuts);
       await agenda.every(config.maintenanceIntervalMs * 2, JOB_NAMES.reconcileEvents);
       await agenda.every('1 hour', JOB_NAMES.retention);
+      if (deps.stepRecoveries) await agenda.every(Math.max(RECOVERY_STEP_INTERVAL_MS, config.jobPollIntervalMs), JOB_NAMES.recoveries);
     },
     async stop() {
       const running = agenda;

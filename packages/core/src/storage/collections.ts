@@ -8,6 +8,7 @@ import type {
   HandleDocument,
   MatchBucketDocument,
   OrgStateDocument,
+  RecoveryDocument,
   SubscriberDocument,
 } from './documents.js';
 
@@ -23,6 +24,7 @@ export const COLLECTION_SUFFIXES = {
   attempts: 'delivery_attempts',
   orgState: 'org_state',
   engineState: 'engine_state',
+  recoveries: 'recoveries',
 } as const;
 
 export interface Collections {
@@ -37,6 +39,7 @@ export interface Collections {
   attempts: Collection<AttemptDocument>;
   orgState: Collection<OrgStateDocument>;
   engineState: Collection<EngineStateDocument>;
+  recoveries: Collection<RecoveryDocument>;
 }
 
 export function collectionsFor(db: Db, prefix: string): Collections {
@@ -50,6 +53,7 @@ export function collectionsFor(db: Db, prefix: string): Collections {
     attempts: db.collection<AttemptDocument>(prefix + COLLECTION_SUFFIXES.attempts),
     orgState: db.collection<OrgStateDocument>(prefix + COLLECTION_SUFFIXES.orgState),
     engineState: db.collection<EngineStateDocument>(prefix + COLLECTION_SUFFIXES.engineState),
+    recoveries: db.collection<RecoveryDocument>(prefix + COLLECTION_SUFFIXES.recoveries),
   };
 }
 

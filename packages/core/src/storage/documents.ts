@@ -158,3 +158,22 @@ export interface EngineStateDocument {
   createdAt?: Date;
   eventId?: string;
 }
+
+/** A recovery of one subscriber's settled deliveries over a time range (deliveries/recovery.ts). */
+export interface RecoveryDocument {
+  _id: string;
+  orgId: string;
+  subscriberId: string;
+  subscriberHandle: string;
+  since: Date;
+  until: Date;
+  statuses: Array<'FAILED' | 'DELIVERED'>;
+  status: 'QUEUED' | 'RUNNING' | 'COMPLETED';
+  requeued: number;
+  /** Where the next step starts: the last row taken, by (createdAt, _id). */
+  cursor: { createdAt: Date; id: string } | null;
+  createdBy: string;
+  createdAt: Date;
+  updatedAt: Date;
+  completedAt: Date | null;
+}

@@ -17,5 +17,7 @@ export async function ensureIndexes(collections: Collections): Promise<void> {
     collections.queue.createIndex({ subscriberId: 1, status: 1 }, { name: 'subscriber_status' }),
     collections.deliveries.createIndex({ eventId: 1, subscriberId: 1 }, { name: 'event_subscriber' }),
     collections.deliveries.createIndex({ subscriberId: 1, lastAttemptAt: -1, createdAt: -1 }, { name: 'subscriber_recent' }),
+    collections.deliveries.createIndex({ subscriberId: 1, createdAt: 1, _id: 1 }, { name: 'subscriber_created' }),
+    collections.recoveries.createIndex({ status: 1, createdAt: 1 }, { name: 'status_created' }),
   ]);
 }
