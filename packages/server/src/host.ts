@@ -1,6 +1,6 @@
 // The imperative shell: connects MongoDB, creates Herald (core), the server's stores and the Fastify
 // app, starts what the mode asks for, and knows how to stop it all in order.
-import { createHerald, type Herald } from '@herald/core';
+import { clientTimeoutOptions, createHerald, type Herald } from '@herald/core';
 import type { FastifyInstance } from 'fastify';
 import { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
@@ -46,8 +46,9 @@ async function seedTokens(tokens: TokenStore, file: string, logger: Logger): Pro
 export async function startHost(config: HostConfig, options: StartHostOptions = {}): Promise<RunningHost> {
   const mode = options.mode ?? 'all';
   const logger = options.logger ?? createLogger(config.logLevel);
-  // Driver options (timeouts, TLS, pool) come from the URI, so operators tune them in one place.
-  const client = new MongoClient(config.mongodbUri);
+  // Driver options (timeouts, TLS, pool) come from the URI, so operators tune them in one place;
+  // where it is silent, timeouts default to answering within seconds during an outage.
+  const client = new MongoClient(config.mongodbUri, clientTimeoutOptions(config.mongodbUri));
   await client.connect();
   const db = client.db(config.mongodbDbName);
   // Whatever started before a failure is stopped again, so a failed start never leaves work running.

@@ -1,6 +1,6 @@
-// The 500 rows of the spec's tables: with MongoDB gone, every operation answers 500
-// INTERNAL_SERVER_ERROR naming the request id, without a stack trace; the log has the details.
-// Credentials are a JWT here, so authentication itself needs no database.
+// With the database gone every operation answers quickly with 503 SERVICE_UNAVAILABLE and a
+// Retry-After (docs/server.md "When the database is unavailable"), never a 500 and never a hang;
+// the log names the cause. Credentials are a JWT here, so authentication itself needs no database.
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startFerretDb, type RunningFerretDb } from '../../../test/support/ferretdb.js';
@@ -30,6 +30,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await Promise.race([t?.close(), new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  await ferret?.stop();
 });
 
 it.each([
@@ -41,20 +42,37 @@ it.each([
   ['GET', '/api/v0.9/webhook-subscribers/doomed/deliveries', undefined],
   ['GET', '/api/v0.9/webhook-events', undefined],
   ['GET', '/api/v0.9/webhook-events/some-event', undefined],
-])('%s %s → 500 INTERNAL_SERVER_ERROR with the request id and no stack', async (method, path, json) => {
+])('%s %s → 503 SERVICE_UNAVAILABLE with Retry-After, within seconds', async (method, path, json) => {
+  const started = performance.now();
   const response = await t.api.request<{ status: string; code: string; message: string }>(method, path, { token, json });
-  expect(response.status).toBe(500);
+  expect(performance.now() - started).toBeLessThan(3_000);
+  expect(response.status).toBe(503);
+  expect(response.headers.get('retry-after')).toBe('5');
   const requestId = response.headers.get('x-request-id')!;
-  expect(response.body).toEqual({ status: 'error', code: 'INTERNAL_SERVER_ERROR', message: `Internal server error (request id ${requestId})` });
+  expect(response.body).toEqual({ status: 'error', code: 'SERVICE_UNAVAILABLE', message: 'The database is unavailable; retry shortly' });
   expect(response.text).not.toMatch(/\bat .+:\d+:\d+/);
-  const logLine = t.logs.map((line) => JSON.parse(line) as { reqId?: string; msg?: string; err?: { stack?: string } }).find(
-    (entry) => entry.reqId === requestId && entry.msg === 'request failed',
-  );
-  expect(logLine?.err?.stack).toBeTypeOf('string');
+  const logLine = t.logs.map((line) => JSON.parse(line) as { reqId?: string; msg?: string; cause?: string }).find((entry) => entry.reqId === requestId && entry.msg === 'request failed: the database is unavailable');
+  expect(logLine?.cause).toBeTypeOf('string');
 });
 
-it('/readyz turns 503 when MongoDB is unreachable', async () => {
+it('requests queued behind a failing one fail fast too', async () => {
+  const started = performance.now();
+  const responses = await Promise.all(Array.from({ length: 10 }, () => t.api.request('GET', '/api/v0.9/webhook-events', { token })));
+  expect(responses.map((response) => response.status)).toEqual(Array(10).fill(503));
+  expect(performance.now() - started).toBeLessThan(5_000);
+});
+
+it('/readyz turns 503 within a second when MongoDB is unreachable', async () => {
+  const started = performance.now();
   const response = await fetch(`${t.host.url}/readyz`);
+  expect(performance.now() - started).toBeLessThan(1_500);
   expect(response.status).toBe(503);
   expect(await response.json()).toMatchObject({ status: 'not ready', mongo: false });
+});
+
+it('answers again by itself once the database is back', async () => {
+  const port = Number(new URL(ferret.uri).port);
+  ferret = await startFerretDb({ port });
+  await expect.poll(async () => (await t.api.request('GET', '/api/v0.9/webhook-events', { token })).status, { timeout: 20_000, interval: 250 }).toBe(200);
+  await expect.poll(async () => (await fetch(`${t.host.url}/readyz`)).status, { timeout: 5_000, interval: 250 }).toBe(200);
 });

@@ -10,7 +10,9 @@ import { toErrorReply } from './error-reply.js';
 
 function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const mapped = toErrorReply(error, request.id);
-  if (mapped.statusCode >= 500) {
+  if (mapped.statusCode === 503) {
+    request.log.warn({ code: mapped.body.code, cause: error instanceof Error ? error.message : undefined }, 'request failed: the database is unavailable');
+  } else if (mapped.statusCode >= 500) {
     request.log.error({ err: error }, 'request failed');
   } else {
     request.log.info({ code: mapped.body.code, statusCode: mapped.statusCode }, 'request rejected');

@@ -1,5 +1,6 @@
 // The ONE mapping from errors (core's, the server's, Fastify's) to HTTP replies in the spec's
 // ErrorResponse shape (pure). Unknown errors become a 500 that names the request id and nothing else.
+import { isStoreUnavailable } from '@herald/core';
 import type { FieldIssue } from '../validation/field-issues.js';
 
 export interface ErrorBody {
@@ -23,7 +24,11 @@ const STATUS_BY_CODE: Record<string, number> = {
   ORG_NOT_FOUND: 404,
   METHOD_NOT_ALLOWED: 405,
   CONFLICT: 409,
+  SERVICE_UNAVAILABLE: 503,
 };
+
+/** Seconds a client should wait before retrying while the store is unreachable. */
+const STORE_RETRY_AFTER_SECONDS = 5;
 
 /** Fastify's own request errors, renamed into the API's vocabulary. */
 const FASTIFY_ERRORS: Record<string, { statusCode: number; code: string; message: string; errors?: FieldIssue[] }> = {
@@ -86,6 +91,14 @@ function isFieldIssueList(value: unknown): value is FieldIssue[] {
 }
 
 export function toErrorReply(error: unknown, requestId: string): ErrorReply {
+  if (isStoreUnavailable(error)) {
+    const retryAfter = (error as { retryAfterSeconds?: unknown }).retryAfterSeconds;
+    return {
+      statusCode: 503,
+      headers: { 'retry-after': String(typeof retryAfter === 'number' ? retryAfter : STORE_RETRY_AFTER_SECONDS) },
+      body: { status: 'error', code: 'SERVICE_UNAVAILABLE', message: 'The database is unavailable; retry shortly' },
+    };
+  }
   const candidate = (typeof error === 'object' && error !== null ? error : {}) as ErrorLike;
   const code = typeof candidate.code === 'string' ? candidate.code : undefined;
 

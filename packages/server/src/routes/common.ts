@@ -13,11 +13,12 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: 'Request body larger than 1 MiB (PAYLOAD_TOO_LARGE)',
   415: 'Request body is not JSON (UNSUPPORTED_MEDIA_TYPE)',
   500: 'Unexpected server error (INTERNAL_SERVER_ERROR); the message names the request id',
+  503: 'The database cannot be reached or did not answer in time (SERVICE_UNAVAILABLE); nothing was written; retry after the Retry-After seconds',
 };
 
-/** Every route can answer 400 (query/path), 401, 403 and 500; callers add what else applies. */
+/** Every route can answer 400 (query/path), 401, 403, 500 and 503; callers add what else applies. */
 export function errorResponses(...extra: Array<404 | 409 | 413 | 415>) {
-  const statuses = [400, 401, 403, ...extra, 500];
+  const statuses = [400, 401, 403, ...extra, 500, 503];
   return Object.fromEntries(
     statuses.map((status) => [
       status,
