@@ -4,7 +4,7 @@ SHELL := bash
 .DEFAULT_GOAL := help
 NPM_STAMP := node_modules/.package-lock.json
 
-.PHONY: help deps tools tools-kube build typecheck lint test bench up e2e-kind clean
+.PHONY: help deps tools tools-kube tools-schemathesis build typecheck lint test bench up e2e-kind clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -21,6 +21,9 @@ tools: ## build FerretDB into the tools cache
 tools-kube: ## build kube-apiserver, kubectl, kine and helm into the tools cache
 	bash scripts/tools/kube.sh all
 
+tools-schemathesis: ## install Schemathesis (from PyPI, into the tools cache) for the API fuzz tests
+	bash scripts/tools/schemathesis.sh >/dev/null
+
 build: deps ## compile every package
 	npm run build
 
@@ -30,7 +33,7 @@ typecheck: deps ## type-check sources and tests
 lint: deps ## eslint
 	npm run lint
 
-test: deps tools tools-kube ## run the whole test suite (builds first)
+test: deps tools tools-kube tools-schemathesis ## run the whole test suite (builds first)
 	npm test
 
 bench: deps tools build ## run the benchmarks and print figures and ratios

@@ -1,0 +1,54 @@
+// Property-based probing of both served OpenAPI documents with Schemathesis (installed by
+// `make test` through scripts/tools/schemathesis.sh): generated and mutated requests against a
+// real host on FerretDB must never get a server error, and every response must match the document.
+// Bounded (examples per operation, a time budget, a fixed seed) so CI stays predictable.
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { startTestHost, type TestHost } from './support/test-host.js';
+
+const st = join(import.meta.dirname, '../../../.tools/bin/st');
+let t: TestHost;
+
+beforeAll(async () => {
+  t = await startTestHost({ overrides: { logLevel: 'warn' } });
+});
+afterAll(async () => {
+  await t?.close();
+});
+
+function run(document: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      st,
+      [
+        'run',
+        `${t.host.url}${document}`,
+        '--checks', 'not_a_server_error,response_schema_conformance,content_type_conformance',
+        // Not the coverage phase: under Python 3.11 (Debian's and this machine's) it crashes inside
+        // Hypothesis while describing a filter ("AST constructor recursion depth mismatch").
+        '--phases', 'examples,fuzzing',
+        '--max-examples', process.env.HERALD_SCHEMATHESIS_EXAMPLES ?? '50',
+        '--seed', '20261123',
+        '--workers', '2',
+        '--request-timeout', '10',
+        '--suppress-health-check', 'all',
+        '--header', `Authorization: Bearer ${t.adminToken}`,
+        '--no-color',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, SCHEMATHESIS_HOOKS: '' } },
+    );
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    child.stderr.on('data', (chunk: Buffer) => { output += chunk.toString(); });
+    child.once('error', reject);
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+}
+
+test.each(['/api/v0.9/openapi.json', '/api/v1/openapi.json'])('Schemathesis finds no server error and no schema violation in %s', async (document) => {
+  expect(existsSync(st), 'run `bash scripts/tools/schemathesis.sh` (make test does)').toBe(true);
+  const { code, output } = await run(document);
+  expect(code, output.slice(-6_000)).toBe(0);
+}, 600_000);
