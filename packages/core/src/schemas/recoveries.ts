@@ -16,7 +16,12 @@ export const RecoveryRequest = Type.Object(
     until: Type.Optional({ ...DateTime, description: 'Deliveries created before this instant (default: when the recovery was asked for).' }),
     statuses: Type.Optional(Type.Array(RecoverableStatus, { minItems: 1, maxItems: 2, uniqueItems: true, description: 'Which settled statuses to send again (default FAILED).' })),
   },
-  { additionalProperties: false, title: 'RecoveryRequest', examples: [{ since: '2025-01-31T00:00:00.000Z', statuses: ['FAILED'] }] },
+  {
+    additionalProperties: false,
+    title: 'RecoveryRequest',
+    description: "Which of a subscriber's settled deliveries to send again: those created in [since, until) with one of the statuses.",
+    examples: [{ since: '2025-01-31T00:00:00.000Z', statuses: ['FAILED'] }],
+  },
 );
 export type RecoveryRequest = Static<typeof RecoveryRequest>;
 
@@ -36,6 +41,7 @@ export const Recovery = Type.Object(
   {
     additionalProperties: false,
     title: 'Recovery',
+    description: 'A recovery and its progress: QUEUED, then RUNNING while it sends rows back, then COMPLETED.',
     examples: [
       {
         recoveryId: 'rec_5f2b9c1e0a7d4e63',

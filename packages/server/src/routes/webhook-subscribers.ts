@@ -22,6 +22,14 @@ const SubscriberParams = Type.Object(
   { additionalProperties: false },
 );
 
+const RecoveryParams = Type.Object(
+  {
+    subscriberId: SubscriberParams.properties.subscriberId,
+    recoveryId: Type.String({ pattern: '^rec_[0-9a-f]{16}$', description: 'The recovery id returned when it was asked for.' }),
+  },
+  { additionalProperties: false },
+);
+
 export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> = async (app, options) => {
   const { herald, orgId } = options;
   const locationOf = (request: Parameters<typeof locationUrl>[0], handle: string) =>
@@ -134,5 +142,51 @@ export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOpti
       },
     },
     async (request) => ({ list: await herald.subscribers.deliveries(coreScope(request, orgId), request.params.subscriberId) }),
+  );
+
+  app.post(
+    '/webhook-subscribers/:subscriberId/recover',
+    {
+      config: { scope: SCOPES.deliveryManage, locationHeader: 202 },
+      schema: {
+        operationId: 'recoverWebhookSubscriberDeliveries',
+        summary: "Send a subscriber's settled deliveries of a time range again (default FAILED ones), as their next attempts",
+        description:
+          'Answers 202 at once with the recovery; the engine sends the matching rows back to PENDING at a bounded rate ' +
+          '(200 per second), resuming after a restart. Each row keeps its attempt numbers and gets a fresh retry budget. ' +
+          '409 when the subscriber is disabled.',
+        tags: TAGS,
+        params: SubscriberParams,
+        querystring: NoQuery,
+        body: schemas.RecoveryRequest,
+        response: { 202: schemas.Recovery, ...bodyErrorResponses(404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const { subscriberId } = request.params;
+      const recovery = await herald.deliveries.recover(coreScope(request, orgId), subscriberId, request.body);
+      const location = locationUrl(
+        request,
+        options.publicBaseUrl,
+        `${options.basePath}/webhook-subscribers/${encodeURIComponent(subscriberId)}/recoveries/${recovery.recoveryId}`,
+      );
+      return reply.code(202).header('location', location).send(recovery);
+    },
+  );
+
+  app.get(
+    '/webhook-subscribers/:subscriberId/recoveries/:recoveryId',
+    {
+      config: { scope: SCOPES.subscriberRead },
+      schema: {
+        operationId: 'getWebhookSubscriberRecovery',
+        summary: 'The progress of a recovery',
+        tags: TAGS,
+        params: RecoveryParams,
+        querystring: NoQuery,
+        response: { 200: schemas.Recovery, ...errorResponses(404) },
+      },
+    },
+    async (request) => herald.deliveries.recovery(coreScope(request, orgId), request.params.subscriberId, request.params.recoveryId),
   );
 };
