@@ -115,7 +115,7 @@ export async function recountEvents(collections: Collections, compat: StoreCompa
     statuses.set(group._id.status, (statuses.get(group._id.status) ?? 0) + group.n);
     byEvent.set(group._id.eventId, statuses);
   }
-  const operations: AnyBulkWriteOperation<EventDocument>[] = events.map((event) => {
+  const operation = (event: (typeof events)[number]): AnyBulkWriteOperation<EventDocument> => {
     const counters = countersFromRows(event.deliveryCount ?? 0, byEvent.get(event._id) ?? new Map());
     return {
       updateOne: {
@@ -123,7 +123,18 @@ export async function recountEvents(collections: Collections, compat: StoreCompa
         update: { $set: { openDeliveries: counters.open, failedDeliveries: counters.failed, updatedAt: now } },
       },
     };
-  });
-  if (operations.length === 0) return;
-  await compat.write(() => collections.events.bulkWrite([...operations, ...settleOperations(eventIds, now)], { ordered: true }));
+  };
+  // Chunked: FerretDB v1 holds a connection per statement of a command until the command ends,
+  // and a command with more statements than its pool has connections never ends.
+  for (const part of chunks(events, compat.maxWriteBatch)) {
+    await compat.write(() => collections.events.bulkWrite([...part.map(operation), ...settleOperations(part.map((event) => event._id), now)], { ordered: true }));
+  }
 }
+
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const length = Number.isFinite(size) && size > 0 ? size : Math.max(items.length, 1);
+  const parts: T[][] = [];
+  for (let start = 0; start < items.length; start += length) parts.push(items.slice(start, start + length));
+  return parts;
+}
+

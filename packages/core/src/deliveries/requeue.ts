@@ -5,7 +5,7 @@
 import type { Filter } from 'mongodb';
 import type { CoreContext } from '../context.js';
 import type { DeliveryDocument } from '../storage/documents.js';
-import { applyEventDeltas, EventDeltas, recountEvents, rowDelta } from './event-counters.js';
+import { applyEventDeltas, chunks, EventDeltas, recountEvents, rowDelta } from './event-counters.js';
 
 export async function requeueRows(context: CoreContext, filter: Filter<DeliveryDocument>): Promise<string[]> {
   const { collections, compat } = context;
@@ -26,14 +26,16 @@ export async function requeueRows(context: CoreContext, filter: Filter<DeliveryD
   const fresh = { status: 'PENDING' as const, nextAttemptAt: now, leaseOwner: null, leaseUntil: null, updatedAt: now };
   let exact = true;
   if (again.length > 0) {
-    // A waiting row keeps its budget's start only if it has one: each row's own attempts become it.
-    const result = await compat.write(() =>
-      collections.queue.bulkWrite(
-        again.map((row) => ({ updateOne: { filter: { _id: row._id, status: 'PENDING' as const, attempts: row.attempts }, update: { $set: { ...fresh, retryBudgetFrom: row.attempts } } } })),
-        { ordered: false },
-      ),
-    );
-    if (result.modifiedCount !== again.length) exact = false;
+    // Each waiting row's own attempts start its new budget. Chunked like every multi-statement write.
+    for (const part of chunks(again, compat.maxWriteBatch)) {
+      const result = await compat.write(() =>
+        collections.queue.bulkWrite(
+          part.map((row) => ({ updateOne: { filter: { _id: row._id, status: 'PENDING' as const, attempts: row.attempts }, update: { $set: { ...fresh, retryBudgetFrom: row.attempts } } } })),
+          { ordered: false },
+        ),
+      );
+      if (result.modifiedCount !== part.length) exact = false;
+    }
   }
   if (back.length > 0) {
     try {

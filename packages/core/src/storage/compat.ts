@@ -16,9 +16,11 @@
 // - `separateJobStore`: Agenda's lock updates run beside Herald's writes and cannot join its lane;
 //   FerretDB v1 keeps one SQLite file per database, so the jobs get a database of their own
 //   (`<database>_jobs`), and with it a lock of their own.
-// - `maxWriteBatch`: an update that touched many documents while others waited hung it for good
-//   (its goroutines held every pooled SQLite connection, seen in a goroutine dump), so a claim or
-//   an outcome write touches at most 50 rows.
+// - `maxWriteBatch`: a command holds one pooled SQLite connection per statement until the whole
+//   command ends (seen in goroutine dumps: an update command of 200 statements held 100 open
+//   result sets and waited for a 101st connection forever), and an update touching many documents
+//   while others waited hung too; so a claim, an outcome write or any multi-statement write
+//   touches at most 50 rows or statements.
 // - `deferredEventCounters` and `pointReads`: an update scans the collection even when its filter is
 //   `{_id}` alone (measured: 9 ms at 500 documents, 44 ms at 5,000, 158 ms at 20,000), and a filter
 //   with `$in` or any second field is a full scan (600 ms at 5,000); only a `findOne({_id})` is a
