@@ -134,6 +134,14 @@ describe('create', () => {
     expect(created).toMatchObject({ id: 'A1._-z', enabled: false, timeoutMs: 100, hasSecret: true });
     expect(created.events).toEqual(['apikey.generated', 'subscription.*', '*.deleted', '*']);
   });
+
+  test('stores one spelling when embedded too: the URL as a URL parser writes it, each pattern once', async () => {
+    const created = await t.herald.subscribers.create(scope, { id: 'spelling', displayName: 's', targetUrl: 'HTTPS://Example.COM:443/hooks', events: ['a.*', 'b.c', 'a.*'] });
+    expect(created).toMatchObject({ targetUrl: 'https://example.com/hooks', events: ['a.*', 'b.c'] });
+    const updated = await t.herald.subscribers.update(scope, 'spelling', { targetUrl: 'http://Example.com:80/x' });
+    expect(updated.targetUrl).toBe('http://example.com/x');
+    await expect(t.herald.subscribers.update(scope, 'spelling', { targetUrl: 'http://:@127.0.0.1:1/' })).rejects.toMatchObject({ errors: [{ field: 'targetUrl' }] });
+  });
 });
 
 describe('get, list', () => {

@@ -9,6 +9,7 @@ import {
   type WebhookSubscriberUpdateRequest,
 } from '../schemas/index.js';
 import { booleanCheck, checkFields, integerCheck, isPlainObject, stringCheck, type Check } from '../validation/fields.js';
+import { checkTargetUrl, normaliseSubscriberRequest } from '../validation/subscriber-input.js';
 
 const HANDLE = new RegExp(HANDLE_PATTERN);
 
@@ -23,20 +24,11 @@ const checkDisplayName: Check = (value) => {
   return (value as string).trim() === '' ? 'must not be blank' : undefined;
 };
 
-export const checkTargetUrl: Check = (value) => {
+/** The one URL rule (validation/subscriber-input.ts), as a field check. */
+const checkTarget: Check = (value) => {
   if (typeof value !== 'string') return 'must be a string';
-  if (value.length > LIMITS.targetUrlMax) return `must be at most ${LIMITS.targetUrlMax} characters`;
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    return 'must be an absolute URL';
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'must use http or https';
-  // Credentials in a URL end up in logs and proxies; the secret is the way to authenticate.
-  if (url.username !== '' || url.password !== '') return 'must not contain user info (user:password@)';
-  if (url.hostname === '') return 'must name a host';
-  return undefined;
+  const checked = checkTargetUrl(value);
+  return checked.ok ? undefined : checked.message;
 };
 
 const checkCreateSecret = stringCheck({ min: LIMITS.secretMin, max: LIMITS.secretMax });
@@ -60,7 +52,7 @@ function eventsIssues(value: unknown): FieldIssue[] {
 const commonChecks = {
   id: checkHandle,
   displayName: checkDisplayName,
-  targetUrl: checkTargetUrl,
+  targetUrl: checkTarget,
   enabled: booleanCheck,
   timeoutMs: integerCheck(LIMITS.timeoutMsMin, LIMITS.timeoutMsMax),
   // Checked item by item below, so that each bad pattern is named.
@@ -77,12 +69,13 @@ function validate(input: unknown, checks: Record<string, Check>, required: reado
 
 export function validateSubscriberCreate(input: unknown): WebhookSubscriberCreateRequest {
   const valid = validate(input, { ...commonChecks, secret: checkCreateSecret }, ['displayName', 'targetUrl']);
-  return valid as WebhookSubscriberCreateRequest;
+  // Embedders get the same stored spelling as the HTTP API: normalised URL, each pattern once.
+  return normaliseSubscriberRequest(valid as WebhookSubscriberCreateRequest);
 }
 
 export function validateSubscriberUpdate(input: unknown): WebhookSubscriberUpdateRequest {
   const valid = validate(input ?? {}, { ...commonChecks, secret: checkUpdateSecret }, []);
-  return valid as WebhookSubscriberUpdateRequest;
+  return normaliseSubscriberRequest(valid as WebhookSubscriberUpdateRequest);
 }
 
 /** The subscriberId path parameter: anything that is not a possible handle cannot exist. */

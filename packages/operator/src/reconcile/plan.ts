@@ -29,11 +29,21 @@ function sameEvents(a: readonly string[], b: readonly string[]): boolean {
   return left.length === right.length && left.every((value, index) => value === right[index]);
 }
 
+/** Herald stores a URL as a URL parser writes it back (`https://Example.com:443` → `https://example.com/`). */
+function sameUrl(stored: string, desired: string): boolean {
+  if (stored === desired) return true;
+  try {
+    return new URL(desired).href === stored;
+  } catch {
+    return false;
+  }
+}
+
 /** Fields of `actual` that differ from `desired`, as a partial update (PUT changes only what it is given). */
 export function diffSubscriber(desired: DesiredSubscriber, actual: Subscriber): SubscriberRequest {
   const patch: SubscriberRequest = {};
   if (actual.displayName !== desired.displayName) patch.displayName = desired.displayName;
-  if (actual.targetUrl !== desired.targetUrl) patch.targetUrl = desired.targetUrl;
+  if (!sameUrl(actual.targetUrl, desired.targetUrl)) patch.targetUrl = desired.targetUrl;
   if (!sameEvents(actual.events, desired.events)) patch.events = desired.events;
   if (actual.enabled !== desired.enabled) patch.enabled = desired.enabled;
   if (actual.timeoutMs !== desired.timeoutMs) patch.timeoutMs = desired.timeoutMs;

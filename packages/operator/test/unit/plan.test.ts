@@ -71,4 +71,10 @@ describe('diffSubscriber', () => {
   it('is empty for an identical subscriber', () => {
     expect(diffSubscriber(desired, actual())).toEqual({});
   });
+
+  it('treats a URL Herald stored in its parsed spelling as unchanged, and a different one as changed', () => {
+    const spelled = { ...desired, targetUrl: 'HTTPS://Example.com:443' };
+    expect(diffSubscriber(spelled, actual({ targetUrl: 'https://example.com/' }))).toEqual({});
+    expect(diffSubscriber(spelled, actual({ targetUrl: 'https://example.org/' }))).toEqual({ targetUrl: 'HTTPS://Example.com:443' });
+  });
 });
