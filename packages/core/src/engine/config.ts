@@ -1,5 +1,6 @@
 // Engine options with their defaults resolved once (pure).
 import { retryPolicy, type RetryPolicy } from './backoff.js';
+import { DEFAULT_BREAKER_POLICY, type BreakerPolicy } from './breaker.js';
 import type { DeliveryOptions } from './index.js';
 
 export interface EngineConfig {
@@ -21,6 +22,8 @@ export interface EngineConfig {
   attemptHistoryLimit: number;
   /** Sent as the Herald user agent. */
   userAgent: string;
+  /** Endpoint health (breaker.ts); null: never hold a subscriber's deliveries. */
+  breaker: BreakerPolicy | null;
 }
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -45,5 +48,16 @@ export function resolveConfig(options: DeliveryOptions): EngineConfig {
     batchSize: positive('batchSize', options.batchSize, 200),
     attemptHistoryLimit: 50,
     userAgent: options.userAgent ?? 'Herald/0.1.0',
+    breaker: options.breaker === false ? null : resolveBreaker(options.breaker ?? {}),
   };
+}
+
+function resolveBreaker(options: Partial<BreakerPolicy>): BreakerPolicy {
+  const policy = { ...DEFAULT_BREAKER_POLICY, ...options };
+  if (!Number.isInteger(policy.failures) || policy.failures < 1) throw new RangeError('delivery.breaker.failures must be an integer ≥ 1');
+  if (!Number.isFinite(policy.windowMs) || policy.windowMs < 0) throw new RangeError('delivery.breaker.windowMs must be non-negative milliseconds');
+  if (policy.probeBackoffMs.length === 0 || policy.probeBackoffMs.some((ms) => !Number.isFinite(ms) || ms <= 0)) {
+    throw new RangeError('delivery.breaker.probeBackoffMs must list positive milliseconds');
+  }
+  return policy;
 }

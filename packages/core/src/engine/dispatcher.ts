@@ -28,6 +28,7 @@ import {
   type SigningProfile,
 } from './attempt.js';
 import type { Random } from './backoff.js';
+import { allowance, healthyBreaker, recordResult, type Breaker, type Transition } from './breaker.js';
 import type { EngineConfig } from './config.js';
 import type { Admission, AdmitRequest, DispatchItem, FastPath, SubscriberForSend } from './fast-path.js';
 import type { HttpSender } from './http/sender.js';
@@ -51,10 +52,14 @@ export interface DispatcherDeps {
   payloadOf(event: EventDocument): EventPayload;
   now?: () => Date;
   random?: Random;
+  /** A subscriber's health changed state (breaker.ts): persist it, tell the operators. */
+  onHealthChange?(subscriberId: string, breaker: Breaker, transition: Exclude<Transition, undefined>): void;
 }
 
 export class Dispatcher implements FastPath {
   private readonly perSubscriber = new Map<string, number>();
+  /** Subscribers whose health is not plainly healthy (breaker.ts); absent means healthy. */
+  private readonly breakers = new Map<string, Breaker>();
   /** Slots of admissions whose rows are being written (released by `release` if that fails). */
   private readonly admitted = new WeakMap<Admission, string[]>();
   /** Outcomes waiting to be written, each with the release of its slot. */
@@ -126,13 +131,15 @@ export class Dispatcher implements FastPath {
 
   admit(requests: readonly AdmitRequest[], now: Date): Admission {
     const token = this.newToken();
-    const { concurrency, perSubscriberConcurrency, leaseMarginMs } = this.deps.config;
+    const { concurrency, leaseMarginMs } = this.deps.config;
     const fastCap = Math.max(1, Math.floor(concurrency * FAST_PATH_SHARE));
     let longest = 0;
     const slots: string[] = [];
     const accepted = requests.map(({ subscriberId, timeoutMs }) => {
       if (!this.accepting || this.inFlight >= concurrency || this.fastInFlight >= fastCap) return false;
-      if ((this.perSubscriber.get(subscriberId) ?? 0) >= perSubscriberConcurrency) return false;
+      // An open breaker's rows wait in the store; its probes are the poll's to choose.
+      if (this.breakers.get(subscriberId)?.state === 'open') return false;
+      if (this.allowanceOf(subscriberId, now.getTime()).slots <= 0) return false;
       this.occupy(subscriberId, +1);
       this.fastInFlight += 1;
       slots.push(subscriberId);
@@ -200,8 +207,8 @@ export class Dispatcher implements FastPath {
   /** One batch: find due rows, read what sending them needs, claim, launch. Returns rows found. */
   private async pollOnce(free: number): Promise<number> {
     const now = this.now();
-    const found = await this.deps.store.findDue(now, free, this.saturatedSubscribers());
-    const chosen = this.withinSubscriberLimits(found, free);
+    const found = await this.deps.store.findDue(now, free, this.saturatedSubscribers(now.getTime()));
+    const chosen = this.withinSubscriberLimits(found, free, now.getTime());
     // Rows left out for a busy subscriber are found again once one of its slots frees.
     if (chosen.length < found.length) this.backlog = true;
     if (chosen.length === 0) return 0;
@@ -233,23 +240,51 @@ export class Dispatcher implements FastPath {
     }
   }
 
-  private saturatedSubscribers(): string[] {
-    const cap = this.deps.config.perSubscriberConcurrency;
-    return [...this.perSubscriber].filter(([, count]) => count >= cap).map(([id]) => id);
+  private allowanceOf(subscriberId: string, now: number): { slots: number; probe: boolean } {
+    return allowance(this.breakers.get(subscriberId), this.perSubscriber.get(subscriberId) ?? 0, this.deps.config.perSubscriberConcurrency, now);
   }
 
-  private withinSubscriberLimits(rows: readonly DeliveryDocument[], free: number): DeliveryDocument[] {
-    const cap = this.deps.config.perSubscriberConcurrency;
+  /** Subscribers the poll must leave out: no slot free, or an open breaker with no probe due. */
+  private saturatedSubscribers(now: number): string[] {
+    const candidates = new Set([...this.perSubscriber.keys(), ...this.breakers.keys()]);
+    return [...candidates].filter((id) => this.allowanceOf(id, now).slots <= 0);
+  }
+
+  private withinSubscriberLimits(rows: readonly DeliveryDocument[], free: number, now: number): DeliveryDocument[] {
     const planned = new Map<string, number>();
     const chosen: DeliveryDocument[] = [];
     for (const row of rows) {
       if (chosen.length >= free) break;
-      const used = (this.perSubscriber.get(row.subscriberId) ?? 0) + (planned.get(row.subscriberId) ?? 0);
-      if (used >= cap) continue;
-      planned.set(row.subscriberId, (planned.get(row.subscriberId) ?? 0) + 1);
+      const already = planned.get(row.subscriberId) ?? 0;
+      if (already >= this.allowanceOf(row.subscriberId, now).slots) continue;
+      planned.set(row.subscriberId, already + 1);
       chosen.push(row);
     }
     return chosen;
+  }
+
+  /** An attempt's result moves its subscriber's breaker; a change of state is reported once. */
+  private noteHealth(subscriberId: string, ok: boolean, error: string | undefined, probe: boolean): void {
+    const policy = this.deps.config.breaker;
+    if (!policy) return;
+    const now = this.now().getTime();
+    const current = this.breakers.get(subscriberId);
+    if (!current && ok) return;
+    const { breaker, transition } = recordResult(current ?? healthyBreaker(now), { ok, error, probe }, now, policy);
+    const settled = breaker.state === 'healthy' && breaker.consecutiveFailures === 0 && (breaker.ramp === null || breaker.ramp >= this.deps.config.perSubscriberConcurrency);
+    if (settled) this.breakers.delete(subscriberId);
+    else this.breakers.set(subscriberId, breaker);
+    if (!transition) return;
+    const fields = { subscriberId, state: breaker.state, consecutiveFailures: breaker.consecutiveFailures, lastError: breaker.lastError };
+    if (transition === 'open') this.deps.logger.warn(fields, 'subscriber keeps failing: its deliveries are held (PENDING, attempts untouched) and probed one at a time');
+    else if (transition === 'recovered') this.deps.logger.info(fields, 'subscriber answers again: its held deliveries drain');
+    this.deps.onHealthChange?.(subscriberId, breaker, transition);
+    if (transition === 'recovered') this.notify();
+  }
+
+  /** Health learnt elsewhere (stored by another replica, or before a restart). */
+  seedHealth(states: ReadonlyMap<string, Breaker>): void {
+    for (const [subscriberId, breaker] of states) if (!this.breakers.has(subscriberId)) this.breakers.set(subscriberId, breaker);
   }
 
   // ── one attempt ──────────────────────────────────────────────────────────────────────────────
@@ -292,6 +327,7 @@ export class Dispatcher implements FastPath {
         this.record({ row, fields: handedBackFields(startedAt) }, release);
         return;
       }
+      const probe = this.breakers.get(row.subscriberId)?.state === 'open';
       const keys = attemptKeys(subscriber, this.deps.profile, startedAt, this.deps.keys);
       const { body, encryptedFields } = buildSubscriberBody(payload, keys.field, this.deps.profile);
       const outgoing = buildOutgoing({ row, subscriber, signing: keys.signing, body, profile: this.deps.profile, now: startedAt, userAgent: this.deps.config.userAgent });
@@ -311,6 +347,7 @@ export class Dispatcher implements FastPath {
         this.deps.random,
       );
       this.counters[verdict.status === 'DELIVERED' ? 'delivered' : verdict.status === 'FAILED' ? 'failed' : 'retried'] += 1;
+      this.noteHealth(row.subscriberId, verdict.status === 'DELIVERED', verdict.status === 'DELIVERED' ? undefined : verdict.reason, probe);
       const record = attemptRecord(attemptsMade, startedAt, result);
       this.record({ row, fields: outcomeFields({ row, record, verdict, now: finishedAt, encryptedFields }), attempt: attemptDocument(row, record) }, release);
     } catch (error) {

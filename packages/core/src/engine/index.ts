@@ -11,6 +11,7 @@ import type { Db } from 'mongodb';
 import type { EventPayload } from '../events/payload.js';
 import type { StoreCompat } from '../storage/compat.js';
 import type { EventDocument, SealedSecret } from '../storage/documents.js';
+import type { BreakerPolicy } from './breaker.js';
 import { resolveConfig } from './config.js';
 import { Dispatcher } from './dispatcher.js';
 import { NO_FAST_PATH, type FastPath } from './fast-path.js';
@@ -47,6 +48,12 @@ export interface DeliveryOptions {
   batchSize?: number;
   /** User-Agent of deliveries. Default `Herald/0.1.0`. */
   userAgent?: string;
+  /**
+   * Endpoint health: hold a subscriber's deliveries (PENDING, attempts untouched) after
+   * `failures` (10) failed attempts in a row with no success for `windowMs` (60 s), probing one
+   * at a time on `probeBackoffMs`; `false` turns it off. See engine/breaker.ts.
+   */
+  breaker?: Partial<BreakerPolicy> | false;
 }
 
 export interface EngineLogger {
@@ -131,7 +138,13 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
           logger: deps.logger,
           keys,
           payloadOf: deps.payloadOf,
+          onHealthChange: (subscriberId, breaker) => {
+            store.saveHealth(subscriberId, breaker, new Date()).catch((error: unknown) =>
+              deps.logger.warn({ subscriberId, err: { message: (error as Error).message } }, 'subscriber health not recorded'),
+            );
+          },
         });
+        dispatcher.seedHealth(await store.loadHealth());
         dispatcher.start();
         await maintenance.start();
         running = true;

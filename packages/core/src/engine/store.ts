@@ -13,7 +13,8 @@ import { insertOrReplace } from '../deliveries/rows.js';
 import type { DeliveryStatus } from '../schemas/index.js';
 import { collectionsFor, DUPLICATE_KEY, type Collections } from '../storage/collections.js';
 import type { StoreCompat } from '../storage/compat.js';
-import type { AttemptDocument, DeliveryDocument, EventDocument } from '../storage/documents.js';
+import type { AttemptDocument, DeliveryDocument, EventDocument, SubscriberHealthDocument } from '../storage/documents.js';
+import type { Breaker } from './breaker.js';
 import type { SubscriberForSend } from './fast-path.js';
 
 export interface ClaimDocument {
@@ -155,6 +156,40 @@ export class DeliveryStore {
     if (this.deferredCounters) await this.deferredCounters.apply(deltas, now);
     else await applyEventDeltas(this.collections, this.compat, deltas, now, true);
     return { written: applied.length };
+  }
+
+  /** Records a subscriber's health after a change of state (one small upsert by id). */
+  async saveHealth(subscriberId: string, breaker: Breaker, now: Date): Promise<void> {
+    const document: Omit<SubscriberHealthDocument, '_id'> = {
+      state: breaker.state,
+      since: new Date(breaker.since),
+      consecutiveFailures: breaker.consecutiveFailures,
+      lastError: breaker.lastError,
+      probes: breaker.probes,
+      nextProbeAt: breaker.nextProbeAt === null ? null : new Date(breaker.nextProbeAt),
+      updatedAt: now,
+    };
+    await this.compat.write(() => this.collections.health.updateOne({ _id: subscriberId }, { $set: document }, { upsert: true }));
+  }
+
+  /** Health other engines (or this one before a restart) left not healthy. */
+  async loadHealth(): Promise<Map<string, Breaker>> {
+    const stored = await this.read(() => this.collections.health.find({ state: { $in: ['failing', 'open'] } }).toArray());
+    return new Map(
+      stored.map((document) => [
+        document._id,
+        {
+          state: document.state,
+          since: document.since.getTime(),
+          consecutiveFailures: document.consecutiveFailures,
+          failingSince: document.since.getTime(),
+          lastError: document.lastError,
+          probes: document.probes,
+          nextProbeAt: document.nextProbeAt?.getTime() ?? null,
+          ramp: null,
+        },
+      ]),
+    );
   }
 
   /** Writes the event counter changes this process still holds (it is stopping). */

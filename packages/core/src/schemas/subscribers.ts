@@ -122,6 +122,24 @@ export type WebhookSubscriberUpdateRequest = Static<typeof WebhookSubscriberUpda
 export const WebhookSubscriberRequest = WebhookSubscriberUpdateRequest;
 export type WebhookSubscriberRequest = WebhookSubscriberUpdateRequest;
 
+export const SubscriberHealth = Type.Object(
+  {
+    state: Type.Union([Type.Literal('healthy'), Type.Literal('failing'), Type.Literal('open')], {
+      description: 'healthy; failing (recent attempts failed, sent to as usual); open (deliveries held PENDING, probed one at a time)',
+    }),
+    since: DateTime,
+    consecutiveFailures: Type.Integer({ minimum: 0 }),
+    lastError: Type.Union([Type.String(), Type.Null()]),
+  },
+  {
+    additionalProperties: false,
+    title: 'SubscriberHealth',
+    description: "The endpoint's health as the delivery engine last saw it change; absent until it first does.",
+    examples: [{ state: 'open', since: '2025-01-31T12:00:00.000Z', consecutiveFailures: 12, lastError: 'HTTP 503' }],
+  },
+);
+export type SubscriberHealth = Static<typeof SubscriberHealth>;
+
 const subscriberFields = {
   id: Type.String({ description: 'The handle (what path parameter subscriberId refers to).' }),
   orgId: Type.String(),
@@ -131,6 +149,7 @@ const subscriberFields = {
   events: Type.Array(Type.String()),
   timeoutMs: Type.Integer(),
   hasSecret: Type.Boolean(),
+  health: Type.Optional(SubscriberHealth),
   createdBy: Type.String({ description: "Creator's identity, or `deleted_user`." }),
   createdAt: DateTime,
   updatedAt: DateTime,

@@ -10,6 +10,7 @@ import type {
   OrgStateDocument,
   RecoveryDocument,
   SubscriberDocument,
+  SubscriberHealthDocument,
 } from './documents.js';
 
 export const DEFAULT_COLLECTION_PREFIX = 'herald_';
@@ -25,6 +26,7 @@ export const COLLECTION_SUFFIXES = {
   orgState: 'org_state',
   engineState: 'engine_state',
   recoveries: 'recoveries',
+  health: 'subscriber_health',
 } as const;
 
 export interface Collections {
@@ -40,6 +42,7 @@ export interface Collections {
   orgState: Collection<OrgStateDocument>;
   engineState: Collection<EngineStateDocument>;
   recoveries: Collection<RecoveryDocument>;
+  health: Collection<SubscriberHealthDocument>;
 }
 
 export function collectionsFor(db: Db, prefix: string): Collections {
@@ -54,6 +57,7 @@ export function collectionsFor(db: Db, prefix: string): Collections {
     orgState: db.collection<OrgStateDocument>(prefix + COLLECTION_SUFFIXES.orgState),
     engineState: db.collection<EngineStateDocument>(prefix + COLLECTION_SUFFIXES.engineState),
     recoveries: db.collection<RecoveryDocument>(prefix + COLLECTION_SUFFIXES.recoveries),
+    health: db.collection<SubscriberHealthDocument>(prefix + COLLECTION_SUFFIXES.health),
   };
 }
 

@@ -177,3 +177,15 @@ export interface RecoveryDocument {
   updatedAt: Date;
   completedAt: Date | null;
 }
+
+/** A subscriber's endpoint health as last changed by an engine (engine/breaker.ts); `_id` = subscriber id. */
+export interface SubscriberHealthDocument {
+  _id: string;
+  state: 'healthy' | 'failing' | 'open';
+  since: Date;
+  consecutiveFailures: number;
+  lastError: string | null;
+  probes: number;
+  nextProbeAt: Date | null;
+  updatedAt: Date;
+}

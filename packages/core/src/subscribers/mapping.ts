@@ -1,6 +1,6 @@
 // Subscriber documents → API shapes. Pure. The secret never leaves: only `hasSecret`.
 import type { WebhookSubscriberListItem, WebhookSubscriberResponse } from '../schemas/index.js';
-import type { SubscriberDocument } from '../storage/documents.js';
+import type { SubscriberDocument, SubscriberHealthDocument } from '../storage/documents.js';
 
 export const DELETED_USER = 'deleted_user';
 /** createdBy/updatedBy when a call names no actor (an embedding app acting on its own). */
@@ -24,7 +24,7 @@ export function displayPrincipal(id: string, existing: ReadonlySet<string> | und
   return DELETED_USER;
 }
 
-export function toListItem(document: SubscriberDocument, existing?: ReadonlySet<string>): WebhookSubscriberListItem {
+export function toListItem(document: SubscriberDocument, existing?: ReadonlySet<string>, health?: SubscriberHealthDocument | null): WebhookSubscriberListItem {
   return {
     id: document.handle,
     orgId: document.orgId,
@@ -34,12 +34,13 @@ export function toListItem(document: SubscriberDocument, existing?: ReadonlySet<
     events: document.events,
     timeoutMs: document.timeoutMs,
     hasSecret: document.secret !== undefined,
+    ...(health ? { health: { state: health.state, since: health.since.toISOString(), consecutiveFailures: health.consecutiveFailures, lastError: health.lastError } } : {}),
     createdBy: displayPrincipal(document.createdBy, existing),
     createdAt: document.createdAt.toISOString(),
     updatedAt: document.updatedAt.toISOString(),
   };
 }
 
-export function toResponse(document: SubscriberDocument, existing?: ReadonlySet<string>): WebhookSubscriberResponse {
-  return { ...toListItem(document, existing), updatedBy: displayPrincipal(document.updatedBy, existing) };
+export function toResponse(document: SubscriberDocument, existing?: ReadonlySet<string>, health?: SubscriberHealthDocument | null): WebhookSubscriberResponse {
+  return { ...toListItem(document, existing, health), updatedBy: displayPrincipal(document.updatedBy, existing) };
 }

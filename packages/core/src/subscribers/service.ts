@@ -82,7 +82,8 @@ export function createSubscriberService(context: CoreContext): SubscriberService
   }
 
   async function respond(document: SubscriberDocument) {
-    return toResponse(document, await existingPrincipals(principalsOf([document], true)));
+    const [existing, health] = await Promise.all([existingPrincipals(principalsOf([document], true)), collections.health.findOne({ _id: document._id })]);
+    return toResponse(document, existing, health);
   }
 
   async function load(scope: Scope, handle: string): Promise<SubscriberDocument> {
@@ -118,8 +119,12 @@ export function createSubscriberService(context: CoreContext): SubscriberService
         collections.subscribers.find(filter).sort({ createdAt: 1, handle: 1 }).skip(offset).limit(limit).toArray(),
         collections.subscribers.countDocuments(filter),
       ]);
-      const existing = await existingPrincipals(principalsOf(documents, false));
-      const list = documents.map((document) => toListItem(document, existing));
+      const [existing, health] = await Promise.all([
+        existingPrincipals(principalsOf(documents, false)),
+        documents.length > 0 ? collections.health.find({ _id: { $in: documents.map((document) => document._id) } }).toArray() : [],
+      ]);
+      const healthOf = new Map(health.map((document) => [document._id, document]));
+      const list = documents.map((document) => toListItem(document, existing, healthOf.get(document._id)));
       return { list, count: list.length, pagination: { total, limit, offset } };
     },
 
