@@ -76,6 +76,7 @@ describe('metrics', () => {
     expect(text).toMatch(/herald_deliveries\{status="PENDING"\} \d+/);
     expect(text).toMatch(/herald_delivery_queue_depth \d+/);
     expect(text).toMatch(/herald_delivery_queue_oldest_due_age_seconds [\d.]+/);
+    expect(text).toMatch(/herald_subscribers_unhealthy\{state="open"\} \d+/);
   });
 });
 

@@ -74,6 +74,9 @@ export class HostMetrics {
       new Sampled('herald_delivery_queue_oldest_due_age_seconds', 'Age of the oldest due PENDING delivery row.', 'gauge', () => [
         { value: queue.oldestDueAgeSeconds },
       ]),
+      new Sampled('herald_subscribers_unhealthy', 'Subscribers whose endpoint is failing, or open (deliveries held, probed), cluster-wide.', 'gauge', () =>
+        Object.entries(queue.unhealthySubscribers).map(([state, value]) => ({ labels: { state }, value })),
+      ),
     ]);
   }
 }

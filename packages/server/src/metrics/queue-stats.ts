@@ -8,6 +8,8 @@ export interface QueueStats {
   due: number;
   /** Age in seconds of the oldest due PENDING row; 0 when none is due. */
   oldestDueAgeSeconds: number;
+  /** Subscribers whose endpoint health is not healthy (core's breaker), by state. */
+  unhealthySubscribers: Record<'failing' | 'open', number>;
 }
 
 const STATUSES = ['PENDING', 'IN_FLIGHT', 'DELIVERED', 'FAILED'] as const;
@@ -16,15 +18,23 @@ export async function readQueueStats(db: Db, collectionPrefix = 'herald_', now =
   // Core keeps PENDING and IN_FLIGHT rows in the delivery queue, settled ones in the history.
   const queue = db.collection<{ status: string; nextAttemptAt?: Date | null }>(`${collectionPrefix}delivery_queue`);
   const history = db.collection<{ status: string }>(`${collectionPrefix}deliveries`);
+  const health = db.collection<{ state: string }>(`${collectionPrefix}subscriber_health`);
   const dueFilter = { status: 'PENDING', nextAttemptAt: { $lte: now } };
-  const [counts, due, oldest] = await Promise.all([
+  const [counts, due, oldest, failing, open] = await Promise.all([
     Promise.all(STATUSES.map((status) => (status === 'PENDING' || status === 'IN_FLIGHT' ? queue : history).countDocuments({ status }))),
     queue.countDocuments(dueFilter),
     queue.find(dueFilter, { projection: { nextAttemptAt: 1 } }).sort({ nextAttemptAt: 1 }).limit(1).next(),
+    health.countDocuments({ state: 'failing' }),
+    health.countDocuments({ state: 'open' }),
   ]);
   const byStatus = Object.fromEntries(STATUSES.map((status, index) => [status, counts[index] ?? 0])) as QueueStats['byStatus'];
   const oldestDue = oldest?.nextAttemptAt instanceof Date ? oldest.nextAttemptAt.getTime() : undefined;
-  return { byStatus, due, oldestDueAgeSeconds: oldestDue === undefined ? 0 : Math.max(0, (now.getTime() - oldestDue) / 1000) };
+  return {
+    byStatus,
+    due,
+    oldestDueAgeSeconds: oldestDue === undefined ? 0 : Math.max(0, (now.getTime() - oldestDue) / 1000),
+    unhealthySubscribers: { failing, open },
+  };
 }
 
 /** Longest possible attempt (timeoutMs ≤ 30 s) plus margin: attempts finishing after `since` started after this. */
