@@ -3,6 +3,7 @@ import type { SecretBox } from './crypto/secret-box.js';
 import type { EngineLogger } from './engine/index.js';
 import type { FastPath } from './engine/fast-path.js';
 import type { Catalog } from './events/catalog.js';
+import type { EmitOperational } from './events/operational.js';
 import type { Collections } from './storage/collections.js';
 import type { StoreCompat } from './storage/compat.js';
 import type { SubscriberDirectory } from './subscribers/directory.js';
@@ -22,6 +23,8 @@ export interface CoreContext {
   secretRotationOverlapMs: number;
   /** The local engine's fast path (a no-op one when the engine does not run here). */
   engine: FastPath;
+  /** Publishes one of Herald's own events (events/operational.ts); set once the services exist. */
+  emit: EmitOperational;
 }
 
 export const DEFAULT_SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;

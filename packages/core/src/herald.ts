@@ -7,6 +7,7 @@ import { createDeliveryEngine, type DeliveryEngine, type EngineDeps } from './en
 import { createCatalog } from './events/catalog.js';
 import { payloadOf } from './events/fan-out.js';
 import { completeInterruptedFanOuts } from './events/fan-out-recovery.js';
+import { operationalEmitter } from './events/operational.js';
 import { createEventService } from './events/service.js';
 import { stepRecoveries } from './deliveries/recovery.js';
 import { silentLogger } from './logger.js';
@@ -89,7 +90,11 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       release: (admission) => deliveryEngine.release(admission),
       notify: () => deliveryEngine.notify(),
     },
+    // Herald's own events go through the event service, created below with this context.
+    emit: (orgId, event, cause) => emit(orgId, event, cause),
   };
+  const events = createEventService(context);
+  const emit = operationalEmitter(events.publishOperational, logger);
 
   const completePending = () =>
     completeInterruptedFanOuts(context, new Date(context.now().getTime() - PENDING_FAN_OUT_GRACE_MS));
@@ -104,6 +109,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     payloadOf: (event) => payloadOf(context, event),
     completePendingFanOuts: completePending,
     stepRecoveries: () => stepRecoveries(context),
+    emit: (orgId, event, cause) => emit(orgId, event, cause),
   };
   const deliveryEngine: DeliveryEngine = (options.engineFactory ?? createDeliveryEngine)(deps);
 
@@ -111,7 +117,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   return {
     subscribers: createSubscriberService(context),
     catalog,
-    events: createEventService(context),
+    events,
     deliveries: createDeliveryService(context),
     async start() {
       await completePending();

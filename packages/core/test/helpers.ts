@@ -90,6 +90,7 @@ export function coreContextFor(t: TestHerald): CoreContext {
     now: () => new Date(),
     secretRotationOverlapMs: 1000,
     engine: t.engine,
+    emit: () => undefined,
   };
 }
 

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { CoreContext } from '../context.js';
 import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../errors/index.js';
 import { RECOVERY_ROWS_PER_STEP, type Recovery, type RecoveryRequest } from '../schemas/index.js';
+import { OPERATIONAL_EVENTS } from '../events/operational.js';
 import type { RecoveryDocument } from '../storage/documents.js';
 import { findByHandle } from '../subscribers/handle-index.js';
 import { SYSTEM_ACTOR } from '../subscribers/mapping.js';
@@ -121,6 +122,10 @@ export async function stepRecoveries(context: CoreContext, limit = RECOVERY_ROWS
       },
     ),
   );
-  if (done) context.logger.info({ recoveryId: recovery._id, subscriber: recovery.subscriberHandle, requeued: recovery.requeued + requeued }, 'recovery completed');
+  if (done) {
+    const total = recovery.requeued + requeued;
+    context.logger.info({ recoveryId: recovery._id, subscriber: recovery.subscriberHandle, requeued: total }, 'recovery completed');
+    context.emit(recovery.orgId, { type: OPERATIONAL_EVENTS.recoveryCompleted, data: { recoveryId: recovery._id, subscriberId: recovery.subscriberHandle, requeued: total } }, recovery._id);
+  }
   return requeued;
 }

@@ -53,7 +53,9 @@ export interface DispatcherDeps {
   now?: () => Date;
   random?: Random;
   /** A subscriber's health changed state (breaker.ts): persist it, tell the operators. */
-  onHealthChange?(subscriberId: string, breaker: Breaker, transition: Exclude<Transition, undefined>): void;
+  onHealthChange?(subscriberId: string, breaker: Breaker, transition: Exclude<Transition, undefined>, previous: Breaker['state']): void;
+  /** A delivery ended FAILED after being attempted (its retries ran out, or the receiver said 410). */
+  onExhausted?(row: DeliveryDocument, attempts: number, reason: string): void;
 }
 
 export class Dispatcher implements FastPath {
@@ -278,7 +280,7 @@ export class Dispatcher implements FastPath {
     const fields = { subscriberId, state: breaker.state, consecutiveFailures: breaker.consecutiveFailures, lastError: breaker.lastError };
     if (transition === 'open') this.deps.logger.warn(fields, 'subscriber keeps failing: its deliveries are held (PENDING, attempts untouched) and probed one at a time');
     else if (transition === 'recovered') this.deps.logger.info(fields, 'subscriber answers again: its held deliveries drain');
-    this.deps.onHealthChange?.(subscriberId, breaker, transition);
+    this.deps.onHealthChange?.(subscriberId, breaker, transition, current?.state ?? 'healthy');
     if (transition === 'recovered') this.notify();
   }
 
@@ -348,6 +350,7 @@ export class Dispatcher implements FastPath {
       );
       this.counters[verdict.status === 'DELIVERED' ? 'delivered' : verdict.status === 'FAILED' ? 'failed' : 'retried'] += 1;
       this.noteHealth(row.subscriberId, verdict.status === 'DELIVERED', verdict.status === 'DELIVERED' ? undefined : verdict.reason, probe);
+      if (verdict.status === 'FAILED') this.deps.onExhausted?.(row, attemptsMade, verdict.reason);
       const record = attemptRecord(attemptsMade, startedAt, result);
       this.record({ row, fields: outcomeFields({ row, record, verdict, now: finishedAt, encryptedFields }), attempt: attemptDocument(row, record) }, release);
     } catch (error) {

@@ -11,6 +11,8 @@ import type { Db } from 'mongodb';
 import type { EventPayload } from '../events/payload.js';
 import type { StoreCompat } from '../storage/compat.js';
 import type { EventDocument, SealedSecret } from '../storage/documents.js';
+import { isOperationalEventType } from '../events/matching.js';
+import { OPERATIONAL_EVENTS, type EmitOperational } from '../events/operational.js';
 import type { BreakerPolicy } from './breaker.js';
 import { resolveConfig } from './config.js';
 import { Dispatcher } from './dispatcher.js';
@@ -78,6 +80,8 @@ export interface EngineDeps {
   payloadOf(event: EventDocument): EventPayload;
   /** Finishes fan-outs interrupted by a crash (run by a periodic job). */
   completePendingFanOuts?: () => Promise<number>;
+  /** Publishes Herald's own events (events/operational.ts). */
+  emit?: EmitOperational;
   /** One step of the oldest unfinished recovery (deliveries/recovery.ts); rows requeued. */
   stepRecoveries?: () => Promise<number>;
   /** Replaces the HTTP sender (tests). */
@@ -138,9 +142,26 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
           logger: deps.logger,
           keys,
           payloadOf: deps.payloadOf,
-          onHealthChange: (subscriberId, breaker) => {
+          onHealthChange: (subscriberId, breaker, transition, previous) => {
             store.saveHealth(subscriberId, breaker, new Date()).catch((error: unknown) =>
               deps.logger.warn({ subscriberId, err: { message: (error as Error).message } }, 'subscriber health not recorded'),
+            );
+            const notice = transition === 'open' ? OPERATIONAL_EVENTS.subscriberFailing : transition === 'recovered' && previous === 'open' ? OPERATIONAL_EVENTS.subscriberRecovered : undefined;
+            if (notice && deps.emit) {
+              const emit = deps.emit;
+              void store.subscriberOrg(subscriberId).then((owner) => {
+                if (!owner) return;
+                const data = { subscriberId: owner.handle, state: breaker.state === 'open' ? ('open' as const) : ('healthy' as const), since: new Date(breaker.since).toISOString(), consecutiveFailures: breaker.consecutiveFailures, lastError: breaker.lastError };
+                emit(owner.orgId, { type: notice, data }, `${subscriberId}:${breaker.since}`);
+              }, () => undefined);
+            }
+          },
+          onExhausted: (row, attempts, reason) => {
+            if (!deps.emit || isOperationalEventType(row.eventType)) return; // no notices about notices
+            deps.emit(
+              row.orgId,
+              { type: OPERATIONAL_EVENTS.deliveryExhausted, data: { deliveryId: row._id, eventId: row.eventId, eventType: row.eventType, subscriberId: row.subscriberHandle, attempts, lastError: reason } },
+              `${row._id}:${attempts}`,
             );
           },
         });

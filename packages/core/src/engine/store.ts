@@ -172,6 +172,10 @@ export class DeliveryStore {
     await this.compat.write(() => this.collections.health.updateOne({ _id: subscriberId }, { $set: document }, { upsert: true }));
   }
 
+  async subscriberOrg(subscriberId: string): Promise<{ orgId: string; handle: string } | null> {
+    return this.read(() => this.collections.subscribers.findOne({ _id: subscriberId }, { projection: { orgId: 1, handle: 1 } }));
+  }
+
   /** Health other engines (or this one before a restart) left not healthy. */
   async loadHealth(): Promise<Map<string, Breaker>> {
     const stored = await this.read(() => this.collections.health.find({ state: { $in: ['failing', 'open'] } }).toArray());

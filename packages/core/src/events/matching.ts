@@ -20,6 +20,17 @@ const ACTION_WILDCARD = new RegExp(`^\\*\\.${SEGMENT}$`);
 
 export const MATCH_ALL = '*';
 
+/**
+ * The family of Herald's own operational events (events/operational.ts). Only patterns naming it
+ * (`herald.*`, `herald.action`) receive them: `*` and `*.action` never do, so a subscriber that
+ * asked for "everything" does not start receiving Herald's own notices. Callers cannot publish it.
+ */
+export const OPERATIONAL_FAMILY = 'herald';
+
+export function isOperationalEventType(eventType: string): boolean {
+  return eventType.startsWith(`${OPERATIONAL_FAMILY}.`);
+}
+
 export function isValidEventType(value: string): boolean {
   return EVENT_TYPE.test(value);
 }
@@ -31,10 +42,13 @@ export function isValidEventPattern(value: string): boolean {
 
 /**
  * The keys under which a subscriber with this filter is indexed: each pattern is its own key;
- * an empty filter (or one containing `*`) means every event and collapses to `*`. Sorted, unique.
+ * an empty filter (or one containing `*`) means every event and collapses to `*` (plus any
+ * `herald.` patterns, which `*` does not cover). Sorted, unique.
  */
 export function matchKeysFor(events: readonly string[]): string[] {
-  if (events.length === 0 || events.includes(MATCH_ALL)) return [MATCH_ALL];
+  if (events.length === 0) return [MATCH_ALL];
+  // `*` covers every pattern but Herald's own family, whose patterns are kept beside it.
+  if (events.includes(MATCH_ALL)) return [MATCH_ALL, ...new Set(events.filter((pattern) => pattern.startsWith(`${OPERATIONAL_FAMILY}.`)))].sort();
   return [...new Set(events)].sort();
 }
 
@@ -43,13 +57,15 @@ export function candidateKeysFor(eventType: string): string[] {
   const dot = eventType.indexOf('.');
   const family = eventType.slice(0, dot);
   const action = eventType.slice(dot + 1);
+  if (family === OPERATIONAL_FAMILY) return [eventType, `${family}.*`];
   return [eventType, `${family}.*`, `*.${action}`, MATCH_ALL];
 }
 
 export function patternMatches(pattern: string, eventType: string): boolean {
-  if (pattern === MATCH_ALL) return true;
   const [patternFamily, patternAction] = pattern.split('.');
   const [family, action] = eventType.split('.');
+  if (family === OPERATIONAL_FAMILY) return patternFamily === family && (patternAction === '*' || patternAction === action);
+  if (pattern === MATCH_ALL) return true;
   return (patternFamily === '*' || patternFamily === family) && (patternAction === '*' || patternAction === action);
 }
 

@@ -3,12 +3,12 @@ import { ValidationError, type FieldIssue } from '../errors/index.js';
 import { PUBLISH_LIMITS, type PublishEventInput } from '../schemas/index.js';
 import { checkFields, isPlainObject, stringCheck, type Check } from '../validation/fields.js';
 import type { Catalog } from './catalog.js';
-import { isValidEventType } from './matching.js';
+import { isOperationalEventType, isValidEventType, OPERATIONAL_FAMILY } from './matching.js';
 
-const checkEventType: Check = (value) =>
-  typeof value === 'string' && isValidEventType(value)
-    ? undefined
-    : 'must be "family.action" with segments of a-z, 0-9, _';
+const checkEventType: Check = (value) => {
+  if (typeof value !== 'string' || !isValidEventType(value)) return 'must be "family.action" with segments of a-z, 0-9, _';
+  return isOperationalEventType(value) ? `the "${OPERATIONAL_FAMILY}" family is reserved for Herald's own events` : undefined;
+};
 
 const checkAggregate = stringCheck({ min: 1, max: PUBLISH_LIMITS.aggregateMax });
 

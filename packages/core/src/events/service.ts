@@ -7,7 +7,8 @@ import { findRows } from '../deliveries/rows.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors/index.js';
 import { isDuplicateKeyError } from '../storage/collections.js';
 import type { EventDocument } from '../storage/documents.js';
-import type { EventService, Scope } from '../types.js';
+import type { PublishEventInput } from '../schemas/index.js';
+import type { EventService, PublishResult, Scope } from '../types.js';
 import { validateEventStatus, validatePageQuery } from '../validation/page.js';
 import { newEventDocument } from './event-document.js';
 import { completeFanOut, eventPayload, sealSensitive } from './fan-out.js';
@@ -19,7 +20,11 @@ import { validatePublishInput } from './publish-validation.js';
 
 const IDEMPOTENCY_KEY_MAX = 255;
 
-export function createEventService(context: CoreContext): EventService {
+export interface InternalEventService extends EventService {
+  publishOperational(orgId: string, eventType: string, aggregateId: string, data: Record<string, unknown>, idempotencyKey?: string): Promise<PublishResult>;
+}
+
+export function createEventService(context: CoreContext): InternalEventService {
   const { collections } = context;
   const batcher = createPublishBatcher(context);
 
@@ -47,6 +52,43 @@ export function createEventService(context: CoreContext): EventService {
     return toWebhookEventDetail(event, rows, attempts);
   }
 
+  async function record(scope: Scope, input: PublishEventInput, sensitiveNames: readonly string[], key: string | undefined): Promise<PublishResult> {
+    const split = splitSensitive(input.data, sensitiveNames);
+    const order = Object.keys(input.data);
+    const hasSensitive = Object.keys(split.sensitiveValues).length > 0;
+    const draft = newEventDocument({
+      eventId: key === undefined ? newEventId() : idempotentEventId(scope.orgId, key, scope.actor),
+      orgId: scope.orgId,
+      input,
+      split,
+      now: context.now(),
+      idempotencyKey: key,
+      // Without a master key no subscriber can hold a secret, so nobody could receive the
+      // sensitive values: they are dropped rather than stored for attempts that could not use them.
+      sealedSensitive: hasSensitive && context.secretBox.canSeal ? sealSensitive(context, { order, values: split.sensitiveValues }) : undefined,
+    });
+
+    const fingerprint =
+      key === undefined
+        ? undefined
+        : publishFingerprint({ ...input, publicData: split.publicData, sensitiveNames: Object.keys(split.sensitiveValues) });
+    if (fingerprint !== undefined) draft.requestFingerprint = fingerprint;
+    try {
+      const result = await batcher.publish(draft, eventPayload(draft, split, order));
+      return { event: toWebhookEvent(result.event, result.rows), created: true };
+    } catch (error) {
+      if (key === undefined || !isDuplicateKeyError(error)) throw error;
+      // Same idempotency key: the stored event answers — if the request is the same; finish its
+      // fan-out if a crash interrupted it.
+      const stored = await loadEvent(scope, draft._id);
+      if (stored.requestFingerprint !== undefined && stored.requestFingerprint !== fingerprint) {
+        throw new ConflictError(`Idempotency-Key "${key}" was already used for a different event; use a new key for a new event`);
+      }
+      await completeFanOut(context, stored);
+      return { event: (await summaries([stored]))[0]!, created: false };
+    }
+  }
+
   return {
     async publish(scope, rawInput, options = {}) {
       const { input, sensitiveNames } = validatePublishInput(rawInput, context.catalog);
@@ -54,40 +96,12 @@ export function createEventService(context: CoreContext): EventService {
       if (key !== undefined && (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX)) {
         throw ValidationError.single('Idempotency-Key', `must be 1–${IDEMPOTENCY_KEY_MAX} characters`);
       }
-      const split = splitSensitive(input.data, sensitiveNames);
-      const order = Object.keys(input.data);
-      const hasSensitive = Object.keys(split.sensitiveValues).length > 0;
-      const draft = newEventDocument({
-        eventId: key === undefined ? newEventId() : idempotentEventId(scope.orgId, key, scope.actor),
-        orgId: scope.orgId,
-        input,
-        split,
-        now: context.now(),
-        idempotencyKey: key,
-        // Without a master key no subscriber can hold a secret, so nobody could receive the
-        // sensitive values: they are dropped rather than stored for attempts that could not use them.
-        sealedSensitive: hasSensitive && context.secretBox.canSeal ? sealSensitive(context, { order, values: split.sensitiveValues }) : undefined,
-      });
+      return record(scope, input, sensitiveNames, key);
+    },
 
-      const fingerprint =
-        key === undefined
-          ? undefined
-          : publishFingerprint({ ...input, publicData: split.publicData, sensitiveNames: Object.keys(split.sensitiveValues) });
-      if (fingerprint !== undefined) draft.requestFingerprint = fingerprint;
-      try {
-        const result = await batcher.publish(draft, eventPayload(draft, split, order));
-        return { event: toWebhookEvent(result.event, result.rows), created: true };
-      } catch (error) {
-        if (key === undefined || !isDuplicateKeyError(error)) throw error;
-        // Same idempotency key: the stored event answers — if the request is the same; finish its
-        // fan-out if a crash interrupted it.
-        const stored = await loadEvent(scope, draft._id);
-        if (stored.requestFingerprint !== undefined && stored.requestFingerprint !== fingerprint) {
-          throw new ConflictError(`Idempotency-Key "${key}" was already used for a different event; use a new key for a new event`);
-        }
-        await completeFanOut(context, stored);
-        return { event: (await summaries([stored]))[0]!, created: false };
-      }
+    /** Herald's own events (events/operational.ts): the reserved family, data built by Herald. */
+    publishOperational(orgId: string, eventType: string, aggregateId: string, data: Record<string, unknown>, idempotencyKey?: string) {
+      return record({ orgId, actor: 'herald' }, { eventType, aggregateId, data }, [], idempotencyKey);
     },
 
     async list(scope, query = {}) {

@@ -52,3 +52,14 @@ describe('match keys', () => {
     expect(matchBucketId('org', 'a.*')).toBe('org|a.*');
   });
 });
+
+test('Herald\'s own family is matched only by patterns naming it', async () => {
+  const { patternMatches, matchKeysFor, candidateKeysFor } = await import('../../src/events/matching.js');
+  expect(patternMatches('*', 'herald.delivery_exhausted')).toBe(false);
+  expect(patternMatches('*.delivery_exhausted', 'herald.delivery_exhausted')).toBe(false);
+  expect(patternMatches('herald.*', 'herald.delivery_exhausted')).toBe(true);
+  expect(patternMatches('herald.delivery_exhausted', 'herald.delivery_exhausted')).toBe(true);
+  expect(patternMatches('herald.*', 'order.created')).toBe(false);
+  expect(candidateKeysFor('herald.recovery_completed')).toEqual(['herald.recovery_completed', 'herald.*']);
+  expect(matchKeysFor(['*', 'herald.*', 'order.*'])).toEqual(['*', 'herald.*']);
+});
