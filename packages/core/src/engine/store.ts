@@ -345,7 +345,16 @@ export class DeliveryStore {
         .toArray(),
     );
     // Events whose changes this process holds are live, not stranded: their counters are written when due.
-    const stranded = events.filter((event) => !this.deferredCounters?.holds(event._id));
+    let stranded = events.filter((event) => !this.deferredCounters?.holds(event._id));
+    if (this.deferredCounters && stranded.length > 0) {
+      // Where counters are held in memory, an event with rows still queued is written when its last
+      // row settles; a recount (a scan of the history on such a store) is only for the rest.
+      const queued = await this.read(() =>
+        this.collections.queue.find({ eventId: { $in: stranded.map((event) => event._id) } }, { projection: { eventId: 1 } }).toArray(),
+      );
+      const busy = new Set(queued.map((row) => row.eventId));
+      stranded = stranded.filter((event) => !busy.has(event._id));
+    }
     await recountEvents(this.collections, this.compat, stranded.map((event) => event._id), now);
     const last = events.at(-1);
     // A short page means we reached the end: start over next time.
