@@ -79,6 +79,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
         ...(config.retentionMs ? { retentionMs: config.retentionMs } : {}),
         ...(config.leaseMarginMs ? { leaseMarginMs: config.leaseMarginMs } : {}),
         ...(config.maintenanceIntervalMs ? { maintenanceIntervalMs: config.maintenanceIntervalMs } : {}),
+        ...(config.breaker !== undefined ? { breaker: config.breaker } : {}),
       },
       logger: logger.child({ component: 'core' }),
     });

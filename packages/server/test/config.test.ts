@@ -47,6 +47,7 @@ describe('loadConfig', () => {
         HERALD_RETENTION: '7d',
         HERALD_LEASE_MARGIN: '20s',
         HERALD_MAINTENANCE_INTERVAL: '5s',
+        HERALD_BREAKER: '5/2m',
         HERALD_LOG_LEVEL: 'debug',
         HERALD_DATA_DIR: '/var/lib/herald',
         HERALD_DRAIN_TIMEOUT: '20s',
@@ -70,11 +71,18 @@ describe('loadConfig', () => {
       retentionMs: 7 * 86_400_000,
       leaseMarginMs: 20_000,
       maintenanceIntervalMs: 5_000,
+      breaker: { failures: 5, windowMs: 120_000 },
       logLevel: 'debug',
       dataDir: '/var/lib/herald',
       drainTimeoutMs: 20_000,
       jwt: { jwksUrl: 'https://idp.example.com/jwks.json', issuer: 'https://idp.example.com/', audience: 'herald', orgClaim: 'tenant', clockToleranceSec: 30 },
     });
+  });
+
+  it('HERALD_BREAKER: off turns endpoint health off; a bad value names the variable', () => {
+    expect(loadConfig({ env: { ...MONGO, HERALD_BREAKER: 'off' } }).breaker).toBe(false);
+    expect(() => loadConfig({ env: { ...MONGO, HERALD_BREAKER: 'often' } })).toThrow(/HERALD_BREAKER/);
+    expect(() => loadConfig({ env: { ...MONGO, HERALD_BREAKER: '0/1m' } })).toThrow(/HERALD_BREAKER/);
   });
 
   it('a single HERALD_MASTER_KEY gets the id k1; HERALD_MASTER_KEY_CURRENT picks among several', () => {

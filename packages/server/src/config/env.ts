@@ -22,6 +22,7 @@ export const ENV_NAMES: Record<string, string> = {
   retentionMs: 'HERALD_RETENTION',
   leaseMarginMs: 'HERALD_LEASE_MARGIN',
   maintenanceIntervalMs: 'HERALD_MAINTENANCE_INTERVAL',
+  breaker: 'HERALD_BREAKER',
   logLevel: 'HERALD_LOG_LEVEL',
   dataDir: 'HERALD_DATA_DIR',
   drainTimeoutMs: 'HERALD_DRAIN_TIMEOUT',
@@ -46,6 +47,14 @@ function booleanOrRaw(text: string): boolean | string {
 
 function durationOrRaw(text: string): number | string {
   return parseDuration(text) ?? text;
+}
+
+/** `off`, or `FAILURES/WINDOW` such as `10/60s`: the endpoint-health threshold. */
+function breakerOrRaw(text: string): false | { failures: number | string; windowMs: number | string } | string {
+  if (booleanOrRaw(text) === false) return false;
+  const [failures, window] = text.split('/');
+  if (failures === undefined || window === undefined) return text;
+  return { failures: integerOrRaw(failures), windowMs: durationOrRaw(window.trim()) };
 }
 
 function list(text: string): string[] {
@@ -104,6 +113,7 @@ export function configFromEnv(env: Env, readFile: (path: string) => string): Raw
   set('retentionMs', text('HERALD_RETENTION') && durationOrRaw(text('HERALD_RETENTION')!));
   set('leaseMarginMs', text('HERALD_LEASE_MARGIN') && durationOrRaw(text('HERALD_LEASE_MARGIN')!));
   set('maintenanceIntervalMs', text('HERALD_MAINTENANCE_INTERVAL') && durationOrRaw(text('HERALD_MAINTENANCE_INTERVAL')!));
+  set('breaker', text('HERALD_BREAKER') && breakerOrRaw(text('HERALD_BREAKER')!));
   set('logLevel', text('HERALD_LOG_LEVEL'));
   set('dataDir', text('HERALD_DATA_DIR'));
   set('drainTimeoutMs', text('HERALD_DRAIN_TIMEOUT') && durationOrRaw(text('HERALD_DRAIN_TIMEOUT')!));

@@ -62,6 +62,18 @@ export const HostConfig = Type.Object(
     maintenanceIntervalMs: Type.Optional(
       Type.Integer({ minimum: 1_000, maximum: 600_000, description: 'How often expired leases are recovered (cluster-wide).' }),
     ),
+    breaker: Type.Optional(
+      Type.Union(
+        [
+          Type.Literal(false),
+          Type.Object(
+            { failures: Type.Integer({ minimum: 1, maximum: 1_000 }), windowMs: Type.Integer({ minimum: 0, maximum: 86_400_000 }) },
+            { additionalProperties: false },
+          ),
+        ],
+        { description: 'Endpoint health: hold a subscriber after `failures` failed attempts in a row with no success for `windowMs`; false turns it off (docs/operations.md).' },
+      ),
+    ),
     logLevel: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level)), { default: 'info' }),
     dataDir: Type.String({ minLength: 1, default: './.data' }),
     drainTimeoutMs: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000 }),
