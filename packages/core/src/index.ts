@@ -31,6 +31,7 @@ export {
 export { clientTimeoutOptions, isStoreUnavailable, StoreUnavailableError } from './storage/availability.js';
 export { DELETED_USER, SYSTEM_ACTOR } from './subscribers/mapping.js';
 export { validateSubscriberCreate, validateSubscriberUpdate } from './subscribers/validation.js';
+export { checkEventTypeDefinition } from './validation/event-type.js';
 export { isValidEventPattern, isValidEventType } from './events/matching.js';
 export { aggregateEventStatus, canTransitionDelivery, canTransitionEvent } from './deliveries/status.js';
 
@@ -55,6 +56,8 @@ export type {
   WebhookEventList,
   WebhookEventListQuery,
   WebhookEventParams,
+  WebhookEventType,
+  WebhookEventTypeList,
   WebhookSubscriberCreateRequest,
   WebhookSubscriberDeliveryList,
   WebhookSubscriberDeliverySummary,

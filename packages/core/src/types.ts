@@ -44,7 +44,13 @@ export interface EventTypeDefinition {
   dataSchema?: Record<string, unknown>;
   /** Top-level fields of `data` that are encrypted per subscriber and never stored in plaintext. */
   sensitive?: string[];
+  /** What happened when this event is published, for the people who subscribe to it. */
   description?: string;
+  /**
+   * A sample `data`, valid against `dataSchema` when one is given (checkEventTypeDefinition): it
+   * documents the type and is what a test publish (`herald webhooks trigger`) sends.
+   */
+  example?: Record<string, unknown>;
 }
 
 export interface PrincipalDirectory {

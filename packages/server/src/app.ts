@@ -9,6 +9,7 @@ import { registerAuth } from './auth/auth-hooks.js';
 import type { JwtVerifier } from './auth/jwt-verifier.js';
 import type { TokenStore } from './auth/token-store.js';
 import type { HostConfig } from './config/schema.js';
+import { consolePlugin } from './console/plugin.js';
 import { handleClientError } from './errors/client-error.js';
 import { frameworkErrorHandler, installErrorHandling, undeclaredMethodError } from './errors/error-handler.js';
 import type { HostMetrics, MetricSources } from './metrics/host-metrics.js';
@@ -18,6 +19,7 @@ import { acceptMissingBody } from './routes/common.js';
 import { managementRoutes } from './routes/management.js';
 import { meRoutes } from './routes/me.js';
 import { opsRoutes, type Readiness } from './routes/ops.js';
+import { webhookEventTypeRoutes } from './routes/webhook-event-types.js';
 import { webhookEventRoutes } from './routes/webhook-events.js';
 import { webhookSubscriberRoutes } from './routes/webhook-subscribers.js';
 import { RouteTable } from './routing/route-table.js';
@@ -99,11 +101,12 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
       await registerOpenApi(webhookApi, {
         title: 'Herald webhook API',
         version: '0.9',
-        description: 'Webhook subscribers and events of the instance\'s organization.',
+        description: 'Webhook subscribers and events of the instance\'s organization, and the event types it publishes.',
       });
       const routeOptions = { herald: deps.herald, orgId: config.org, publicBaseUrl: config.publicBaseUrl, basePath: WEBHOOK_API_PREFIX };
       await webhookApi.register(webhookSubscriberRoutes, routeOptions);
       await webhookApi.register(webhookEventRoutes, routeOptions);
+      await webhookApi.register(webhookEventTypeRoutes, routeOptions);
     },
     { prefix: WEBHOOK_API_PREFIX },
   );
@@ -126,5 +129,6 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
     },
     { prefix: MANAGEMENT_API_PREFIX },
   );
+  await app.register(consolePlugin, { readOnly: config.readOnly });
   return app;
 }

@@ -10,6 +10,7 @@ import { createJwtVerifier } from './auth/jwt-verifier.js';
 import { seededTokenId } from './auth/api-token.js';
 import { createPrincipalDirectory } from './auth/principals.js';
 import { TokenStore } from './auth/token-store.js';
+import { eventTypeDefinitions } from './config/event-types.js';
 import type { HostConfig } from './config/schema.js';
 import { readSeedTokensFile } from './config/seed-tokens.js';
 import { createLogger } from './logging/logger.js';
@@ -66,11 +67,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
       mongo: { client, dbName: config.mongodbDbName },
       masterKeys: config.masterKeys,
       signingProfile: config.signingProfile,
-      // The config schema admits any JSON object as a data schema; TypeBox infers it as `object`.
-      eventTypes: config.eventTypes.map(({ dataSchema, ...definition }) => ({
-        ...definition,
-        ...(dataSchema ? { dataSchema: dataSchema as Record<string, unknown> } : {}),
-      })),
+      eventTypes: eventTypeDefinitions(config),
       principals,
       delivery: {
         ssrfAllowList: config.ssrfAllowList,

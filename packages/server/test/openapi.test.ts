@@ -76,7 +76,7 @@ describe('named components', () => {
   it('the webhook API uses the spec\'s names', () => {
     const document = documents['/api/v0.9']!;
     expect(Object.keys(document.components.schemas)).toEqual(
-      expect.arrayContaining(['WebhookSubscriberRequest', 'WebhookSubscriberResponseSchema', 'WebhookEvent', 'Pagination', 'ErrorResponse']),
+      expect.arrayContaining(['WebhookSubscriberRequest', 'WebhookSubscriberResponseSchema', 'WebhookEvent', 'WebhookEventType', 'WebhookEventTypeList', 'Pagination', 'ErrorResponse']),
     );
     const byId = operations(document);
     expect(byId.get('updateWebhookSubscriber')!.requestBody!.content['application/json']!.schema).toEqual({
@@ -121,6 +121,8 @@ describe('security', () => {
     ['publishWebhookEvent', anyOf('dp:event:publish')],
     ['redeliverWebhookEvent', anyOf('dp:delivery:manage')],
     ['retryWebhookDelivery', anyOf('dp:delivery:manage')],
+    ['listWebhookEventTypes', anyOf('dp:event:read')],
+    ['getWebhookEventType', anyOf('dp:event:read')],
   ])('%s names the scopes that grant it', (operationId, security) => {
     expect(operations(documents['/api/v0.9']!).get(operationId)!.security).toEqual(security);
   });

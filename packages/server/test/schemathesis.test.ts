@@ -12,7 +12,12 @@ const st = join(import.meta.dirname, '../../../.tools/bin/st');
 let t: TestHost;
 
 beforeAll(async () => {
-  t = await startTestHost({ overrides: { logLevel: 'warn' } });
+  // A catalog, so the event-type operations answer with bodies (not only 404) for the checks.
+  const eventTypes = [
+    { type: 'apikey.generated', description: 'An API key was generated.', sensitive: ['token'], dataSchema: { type: 'object', required: ['name'] }, example: { name: 'ci', token: 't' } },
+    { type: 'order.created' },
+  ];
+  t = await startTestHost({ overrides: { logLevel: 'warn', eventTypes } });
 });
 afterAll(async () => {
   await t?.close();

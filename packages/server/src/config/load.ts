@@ -7,6 +7,7 @@ import { Value } from 'typebox/value';
 import { toFieldIssues } from '../validation/field-issues.js';
 import { configFromEnv, ENV_NAMES, type RawConfig } from './env.js';
 import { HostConfigError } from './errors.js';
+import { eventTypeProblems } from './event-types.js';
 import { HostConfig } from './schema.js';
 import { readSeedTokensFile } from './seed-tokens.js';
 
@@ -56,7 +57,6 @@ function describeField(field: string, fromEnv: RawConfig): string {
   return field || '(root)';
 }
 
-/** Checks that the schema cannot express: key sizes, the current key's presence, one JWT key source. */
 function isPublicKeyPem(pem: string): boolean {
   try {
     return createPublicKey(pem).type === 'public';
@@ -65,6 +65,10 @@ function isPublicKeyPem(pem: string): boolean {
   }
 }
 
+/**
+ * Checks that the schema cannot express: key sizes, the current key's presence, one JWT key source,
+ * the event catalog's schemas and examples.
+ */
 function semanticProblems(config: HostConfig): string[] {
   const problems: string[] = [];
   if (config.masterKeys) {
@@ -82,6 +86,7 @@ function semanticProblems(config: HostConfig): string[] {
     problems.push('jwt.publicKeyPem (HERALD_JWT_PUBLIC_KEY): not a PEM-encoded public key');
   }
   if (config.publicBaseUrl && !/^https?:\/\//.test(config.publicBaseUrl)) problems.push('publicBaseUrl: must be an http(s) URL');
+  problems.push(...eventTypeProblems(config));
   return problems;
 }
 

@@ -34,8 +34,12 @@ export type JwtConfig = Static<typeof JwtConfig>;
 export const EventTypeConfig = Type.Object(
   {
     type: Type.String({ pattern: '^[a-z0-9_]+\\.[a-z0-9_]+$' }),
+    description: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'What happened, for subscribers (GET /webhook-event-types).' })),
     sensitive: Type.Optional(Type.Array(Type.String({ minLength: 1 }))),
     dataSchema: Type.Optional(Type.Object({}, { additionalProperties: true })),
+    example: Type.Optional(
+      Type.Object({}, { additionalProperties: true, description: 'A sample `data`, valid against dataSchema (checked at start); `herald webhooks trigger` publishes it.' }),
+    ),
   },
   { additionalProperties: false },
 );
