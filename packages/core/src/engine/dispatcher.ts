@@ -29,6 +29,7 @@ import {
 } from './attempt.js';
 import type { Random } from './backoff.js';
 import { allowance, healthyBreaker, recordResult, type Breaker, type Transition } from './breaker.js';
+import { adapt, concurrencyCap, refill, take, tokensAvailable, type Bucket, type SubscriberLimits } from './limits.js';
 import type { EngineConfig } from './config.js';
 import type { Admission, AdmitRequest, DispatchItem, FastPath, SubscriberForSend } from './fast-path.js';
 import type { HttpSender } from './http/sender.js';
@@ -62,6 +63,10 @@ export class Dispatcher implements FastPath {
   private readonly perSubscriber = new Map<string, number>();
   /** Subscribers whose health is not plainly healthy (breaker.ts); absent means healthy. */
   private readonly breakers = new Map<string, Breaker>();
+  /** Each subscriber's own limits as last read, its rate bucket and its adaptive cap (limits.ts). */
+  private readonly limits = new Map<string, SubscriberLimits>();
+  private readonly buckets = new Map<string, Bucket>();
+  private readonly adaptive = new Map<string, number>();
   /** Slots of admissions whose rows are being written (released by `release` if that fails). */
   private readonly admitted = new WeakMap<Admission, string[]>();
   /** Outcomes waiting to be written, each with the release of its slot. */
@@ -137,11 +142,13 @@ export class Dispatcher implements FastPath {
     const fastCap = Math.max(1, Math.floor(concurrency * FAST_PATH_SHARE));
     let longest = 0;
     const slots: string[] = [];
-    const accepted = requests.map(({ subscriberId, timeoutMs }) => {
+    const accepted = requests.map(({ subscriberId, timeoutMs, maxConcurrency, rateLimitPerSecond }) => {
+      this.learnLimits(subscriberId, { maxConcurrency, rateLimitPerSecond });
       if (!this.accepting || this.inFlight >= concurrency || this.fastInFlight >= fastCap) return false;
       // An open breaker's rows wait in the store; its probes are the poll's to choose.
       if (this.breakers.get(subscriberId)?.state === 'open') return false;
       if (this.allowanceOf(subscriberId, now.getTime()).slots <= 0) return false;
+      this.takeTokens(subscriberId, 1);
       this.occupy(subscriberId, +1);
       this.fastInFlight += 1;
       slots.push(subscriberId);
@@ -218,6 +225,7 @@ export class Dispatcher implements FastPath {
     let launched = new Set<string>();
     try {
       const { subscribers, events } = await this.deps.store.loadForSend(chosen);
+      for (const [subscriberId, subscriber] of subscribers) this.learnLimits(subscriberId, subscriber);
       const longest = Math.max(0, ...chosen.map((row) => subscribers.get(row.subscriberId)?.timeoutMs ?? 0));
       const token = this.newToken();
       const won = await this.deps.store.claim(chosen, token, now, new Date(now.getTime() + longest + this.deps.config.leaseMarginMs));
@@ -243,12 +251,42 @@ export class Dispatcher implements FastPath {
   }
 
   private allowanceOf(subscriberId: string, now: number): { slots: number; probe: boolean } {
-    return allowance(this.breakers.get(subscriberId), this.perSubscriber.get(subscriberId) ?? 0, this.deps.config.perSubscriberConcurrency, now);
+    const limits = this.limits.get(subscriberId);
+    const cap = concurrencyCap(this.deps.config.perSubscriberConcurrency, limits, this.adaptive.get(subscriberId));
+    const allowed = allowance(this.breakers.get(subscriberId), this.perSubscriber.get(subscriberId) ?? 0, cap, now);
+    const rate = limits?.rateLimitPerSecond;
+    if (rate === undefined) return allowed;
+    const bucket = refill(this.buckets.get(subscriberId), rate, now);
+    this.buckets.set(subscriberId, bucket);
+    return { ...allowed, slots: Math.min(allowed.slots, tokensAvailable(bucket)) };
+  }
+
+  private learnLimits(subscriberId: string, limits: SubscriberLimits): void {
+    if (limits.maxConcurrency === undefined && limits.rateLimitPerSecond === undefined) {
+      this.limits.delete(subscriberId);
+      this.buckets.delete(subscriberId);
+    } else {
+      this.limits.set(subscriberId, limits);
+    }
+  }
+
+  private takeTokens(subscriberId: string, count: number): void {
+    const bucket = this.buckets.get(subscriberId);
+    if (bucket && this.limits.get(subscriberId)?.rateLimitPerSecond !== undefined) this.buckets.set(subscriberId, take(bucket, count));
+  }
+
+  /** 429/503 halve the subscriber's cap; each other answer raises it again by one. */
+  private noteLoad(subscriberId: string, overloaded: boolean): void {
+    const cap = concurrencyCap(this.deps.config.perSubscriberConcurrency, this.limits.get(subscriberId), undefined);
+    const next = adapt(this.adaptive.get(subscriberId), overloaded, cap);
+    if (next === undefined) this.adaptive.delete(subscriberId);
+    else this.adaptive.set(subscriberId, next);
+    if (overloaded && next !== undefined) this.deps.logger.debug({ subscriberId, concurrency: next }, 'receiver overloaded: concurrency lowered');
   }
 
   /** Subscribers the poll must leave out: no slot free, or an open breaker with no probe due. */
   private saturatedSubscribers(now: number): string[] {
-    const candidates = new Set([...this.perSubscriber.keys(), ...this.breakers.keys()]);
+    const candidates = new Set([...this.perSubscriber.keys(), ...this.breakers.keys(), ...this.limits.keys()]);
     return [...candidates].filter((id) => this.allowanceOf(id, now).slots <= 0);
   }
 
@@ -262,6 +300,7 @@ export class Dispatcher implements FastPath {
       planned.set(row.subscriberId, already + 1);
       chosen.push(row);
     }
+    for (const [subscriberId, count] of planned) this.takeTokens(subscriberId, count);
     return chosen;
   }
 
@@ -350,6 +389,7 @@ export class Dispatcher implements FastPath {
       );
       this.counters[verdict.status === 'DELIVERED' ? 'delivered' : verdict.status === 'FAILED' ? 'failed' : 'retried'] += 1;
       this.noteHealth(row.subscriberId, verdict.status === 'DELIVERED', verdict.status === 'DELIVERED' ? undefined : verdict.reason, probe);
+      if (result.kind === 'response') this.noteLoad(row.subscriberId, result.status === 429 || result.status === 503);
       if (verdict.status === 'FAILED') this.deps.onExhausted?.(row, attemptsMade, verdict.reason);
       const record = attemptRecord(attemptsMade, startedAt, result);
       this.record({ row, fields: outcomeFields({ row, record, verdict, now: finishedAt, encryptedFields }), attempt: attemptDocument(row, record) }, release);

@@ -5,11 +5,16 @@
 import type { EventPayload } from '../events/payload.js';
 import type { DeliveryDocument, SubscriberDocument } from '../storage/documents.js';
 
-export type SubscriberForSend = Pick<SubscriberDocument, '_id' | 'enabled' | 'targetUrl' | 'timeoutMs' | 'secret' | 'previousSecrets'>;
+export type SubscriberForSend = Pick<
+  SubscriberDocument,
+  '_id' | 'enabled' | 'targetUrl' | 'timeoutMs' | 'secret' | 'previousSecrets' | 'maxConcurrency' | 'rateLimitPerSecond'
+>;
 
 export interface AdmitRequest {
   subscriberId: string;
   timeoutMs: number;
+  maxConcurrency?: number | undefined;
+  rateLimitPerSecond?: number | undefined;
 }
 
 export interface Admission {

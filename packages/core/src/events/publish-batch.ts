@@ -77,7 +77,10 @@ async function writeBatch(context: CoreContext, batch: readonly Waiting[]): Prom
     const now = context.now();
     for (const item of batch) {
       const subscribers = await compat.retry(() => matchers.get(item.draft.orgId)!(item.draft.eventType));
-      const admission = context.engine.admit(subscribers.map((s) => ({ subscriberId: s._id, timeoutMs: s.timeoutMs })), now);
+      const admission = context.engine.admit(
+        subscribers.map((s) => ({ subscriberId: s._id, timeoutMs: s.timeoutMs, maxConcurrency: s.maxConcurrency, rateLimitPerSecond: s.rateLimitPerSecond })),
+        now,
+      );
       const event: EventDocument = {
         ...item.draft,
         status: subscribers.length > 0 ? 'DISPATCHED' : 'ALL_DELIVERED',

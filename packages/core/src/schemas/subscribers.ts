@@ -17,6 +17,8 @@ export const SUBSCRIBER_LIMITS = {
   timeoutMsMin: 100,
   timeoutMsMax: 30_000,
   timeoutMsDefault: 5000,
+  maxConcurrencyMax: 64,
+  rateLimitPerSecondMax: 10_000,
 } as const;
 
 const Handle = Type.String({
@@ -42,6 +44,17 @@ const TimeoutMs = Type.Integer({
   minimum: SUBSCRIBER_LIMITS.timeoutMsMin,
   maximum: SUBSCRIBER_LIMITS.timeoutMsMax,
   description: 'Delivery time-out in milliseconds. Default 5000.',
+});
+
+const MaxConcurrency = Type.Integer({
+  minimum: 1,
+  maximum: SUBSCRIBER_LIMITS.maxConcurrencyMax,
+  description: "Most attempts in flight at once for this subscriber, per engine process. Default: the engine's per-subscriber cap (16).",
+});
+const RateLimitPerSecond = Type.Number({
+  exclusiveMinimum: 0,
+  maximum: SUBSCRIBER_LIMITS.rateLimitPerSecondMax,
+  description: 'Most attempts started per second for this subscriber, per engine process (fractions allowed: 0.5 = one every 2 s). Default: no limit.',
 });
 
 const REQUEST_EXAMPLE = {
@@ -82,6 +95,8 @@ export const WebhookSubscriberCreateRequest = Type.Object(
     events: Type.Optional(Events),
     enabled: Type.Optional(Enabled),
     timeoutMs: Type.Optional(TimeoutMs),
+    maxConcurrency: Type.Optional(MaxConcurrency),
+    rateLimitPerSecond: Type.Optional(RateLimitPerSecond),
   },
   {
     additionalProperties: false,
@@ -108,6 +123,8 @@ export const WebhookSubscriberUpdateRequest = Type.Object(
     events: Type.Optional(Events),
     enabled: Type.Optional(Enabled),
     timeoutMs: Type.Optional(TimeoutMs),
+    maxConcurrency: Type.Optional(Type.Union([MaxConcurrency, Type.Null()], { description: 'null returns to the default.' })),
+    rateLimitPerSecond: Type.Optional(Type.Union([RateLimitPerSecond, Type.Null()], { description: 'null removes the limit.' })),
   },
   {
     additionalProperties: false,
@@ -148,6 +165,8 @@ const subscriberFields = {
   enabled: Type.Boolean(),
   events: Type.Array(Type.String()),
   timeoutMs: Type.Integer(),
+  maxConcurrency: Type.Optional(Type.Integer({ description: 'Present when set.' })),
+  rateLimitPerSecond: Type.Optional(Type.Number({ description: 'Present when set.' })),
   hasSecret: Type.Boolean(),
   health: Type.Optional(SubscriberHealth),
   createdBy: Type.String({ description: "Creator's identity, or `deleted_user`." }),

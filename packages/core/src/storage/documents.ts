@@ -27,6 +27,9 @@ export interface SubscriberDocument {
   matchKeys: string[];
   enabled: boolean;
   timeoutMs: number;
+  /** Per-engine limits (engine/limits.ts); absent: the engine's defaults. */
+  maxConcurrency?: number;
+  rateLimitPerSecond?: number;
   secret?: SealedSecret;
   previousSecrets?: PreviousSecret[];
   createdBy: string;

@@ -35,6 +35,8 @@ export function newSubscriberDocument(input: WebhookSubscriberCreateRequest, con
     revision: 0,
   };
   if (input.secret !== undefined) document.secret = context.seal(input.secret);
+  if (input.maxConcurrency !== undefined) document.maxConcurrency = input.maxConcurrency;
+  if (input.rateLimitPerSecond !== undefined) document.rateLimitPerSecond = input.rateLimitPerSecond;
   return document;
 }
 
@@ -59,6 +61,10 @@ export function patchedSubscriberDocument(
   if (patch.targetUrl !== undefined) next.targetUrl = patch.targetUrl;
   if (patch.enabled !== undefined) next.enabled = patch.enabled;
   if (patch.timeoutMs !== undefined) next.timeoutMs = patch.timeoutMs;
+  if (patch.maxConcurrency === null) delete next.maxConcurrency;
+  else if (patch.maxConcurrency !== undefined) next.maxConcurrency = patch.maxConcurrency;
+  if (patch.rateLimitPerSecond === null) delete next.rateLimitPerSecond;
+  else if (patch.rateLimitPerSecond !== undefined) next.rateLimitPerSecond = patch.rateLimitPerSecond;
   if (patch.events !== undefined) {
     next.events = patch.events;
     next.matchKeys = matchKeysFor(patch.events);

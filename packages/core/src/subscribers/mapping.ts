@@ -33,6 +33,8 @@ export function toListItem(document: SubscriberDocument, existing?: ReadonlySet<
     enabled: document.enabled,
     events: document.events,
     timeoutMs: document.timeoutMs,
+    ...(document.maxConcurrency !== undefined ? { maxConcurrency: document.maxConcurrency } : {}),
+    ...(document.rateLimitPerSecond !== undefined ? { rateLimitPerSecond: document.rateLimitPerSecond } : {}),
     hasSecret: document.secret !== undefined,
     ...(health ? { health: { state: health.state, since: health.since.toISOString(), consecutiveFailures: health.consecutiveFailures, lastError: health.lastError } } : {}),
     createdBy: displayPrincipal(document.createdBy, existing),

@@ -31,6 +31,14 @@ const checkTarget: Check = (value) => {
   return checked.ok ? undefined : checked.message;
 };
 
+const checkRate: Check = (value) => {
+  if (typeof value !== 'number' || !Number.isFinite(value)) return 'must be a number';
+  if (value <= 0) return 'must be greater than 0';
+  return value > LIMITS.rateLimitPerSecondMax ? `must be at most ${LIMITS.rateLimitPerSecondMax}` : undefined;
+};
+/** On update, null returns a limit to its default. */
+const orNull = (check: Check): Check => (value) => (value === null ? undefined : check(value));
+
 const checkCreateSecret = stringCheck({ min: LIMITS.secretMin, max: LIMITS.secretMax });
 const checkUpdateSecret: Check = (value) => (value === '' ? undefined : checkCreateSecret(value));
 
@@ -55,6 +63,8 @@ const commonChecks = {
   targetUrl: checkTarget,
   enabled: booleanCheck,
   timeoutMs: integerCheck(LIMITS.timeoutMsMin, LIMITS.timeoutMsMax),
+  maxConcurrency: integerCheck(1, LIMITS.maxConcurrencyMax),
+  rateLimitPerSecond: checkRate,
   // Checked item by item below, so that each bad pattern is named.
   events: () => undefined,
 };
@@ -74,7 +84,11 @@ export function validateSubscriberCreate(input: unknown): WebhookSubscriberCreat
 }
 
 export function validateSubscriberUpdate(input: unknown): WebhookSubscriberUpdateRequest {
-  const valid = validate(input ?? {}, { ...commonChecks, secret: checkUpdateSecret }, []);
+  const valid = validate(
+    input ?? {},
+    { ...commonChecks, secret: checkUpdateSecret, maxConcurrency: orNull(commonChecks.maxConcurrency), rateLimitPerSecond: orNull(checkRate) },
+    [],
+  );
   return normaliseSubscriberRequest(valid as WebhookSubscriberUpdateRequest);
 }
 

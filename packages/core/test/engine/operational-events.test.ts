@@ -10,7 +10,7 @@ let failing: Sink;
 let operations: Sink;
 let everything: Sink;
 
-const typesAt = (sink: Sink) => sink.received.map((request) => (JSON.parse(request.body) as { type: string }).type);
+const typesAt = (sink: Sink) => sink.received.map((request) => (JSON.parse(request.body.toString()) as { type: string }).type);
 
 beforeAll(async () => {
   harness = await startHarness({ delivery: { maxAttempts: 1, breaker: { failures: 2, windowMs: 0, probeBackoffMs: [300] } } });
@@ -31,7 +31,7 @@ test('exhausted deliveries, an opened and a recovered breaker, and a completed r
     await eventSettles(harness.herald, event.eventId);
   }
   await eventually(async () => typesAt(operations), (types) => types.includes('herald.subscriber_failing') && types.filter((type) => type === 'herald.delivery_exhausted').length >= 2);
-  const exhausted = operations.received.map((request) => JSON.parse(request.body) as { type: string; data: Record<string, unknown> }).find((body) => body.type === 'herald.delivery_exhausted');
+  const exhausted = operations.received.map((request) => JSON.parse(request.body.toString()) as { type: string; data: Record<string, unknown> }).find((body) => body.type === 'herald.delivery_exhausted');
   expect(exhausted?.data).toMatchObject({ subscriberId: 'broken', eventType: 'order.created', attempts: 1, lastError: expect.stringContaining('500') });
 
   failing.setHandler(answer(204));
