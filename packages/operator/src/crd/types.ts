@@ -22,6 +22,8 @@ export interface WebhookSubscriberSpec {
   events?: string[];
   enabled?: boolean;
   timeoutMs?: number;
+  maxConcurrency?: number;
+  rateLimitPerSecond?: number;
   secretRef?: SecretKeyReference;
 }
 

@@ -9,6 +9,9 @@ export interface SubscriberRequest {
   events?: string[];
   enabled?: boolean;
   timeoutMs?: number;
+  /** null returns to Herald's default. */
+  maxConcurrency?: number | null;
+  rateLimitPerSecond?: number | null;
 }
 
 export interface Subscriber {
@@ -19,6 +22,8 @@ export interface Subscriber {
   enabled: boolean;
   events: string[];
   timeoutMs: number;
+  maxConcurrency?: number;
+  rateLimitPerSecond?: number;
   hasSecret: boolean;
   createdBy: string;
   updatedBy?: string;

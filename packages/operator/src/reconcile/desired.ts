@@ -19,6 +19,9 @@ export interface DesiredSubscriber {
   events: string[];
   enabled: boolean;
   timeoutMs: number;
+  /** null: not set on the resource, Herald's default applies. */
+  maxConcurrency: number | null;
+  rateLimitPerSecond: number | null;
 }
 
 export function desiredSubscriber(resource: WebhookSubscriberResource): DesiredSubscriber {
@@ -33,5 +36,7 @@ export function desiredSubscriber(resource: WebhookSubscriberResource): DesiredS
     // The CRD defaults these; the fallbacks cover objects written before a default existed.
     enabled: spec.enabled ?? true,
     timeoutMs: spec.timeoutMs ?? DEFAULT_TIMEOUT_MS,
+    maxConcurrency: spec.maxConcurrency ?? null,
+    rateLimitPerSecond: spec.rateLimitPerSecond ?? null,
   };
 }

@@ -47,13 +47,21 @@ export function diffSubscriber(desired: DesiredSubscriber, actual: Subscriber): 
   if (!sameEvents(actual.events, desired.events)) patch.events = desired.events;
   if (actual.enabled !== desired.enabled) patch.enabled = desired.enabled;
   if (actual.timeoutMs !== desired.timeoutMs) patch.timeoutMs = desired.timeoutMs;
+  if ((actual.maxConcurrency ?? null) !== desired.maxConcurrency) patch.maxConcurrency = desired.maxConcurrency;
+  if ((actual.rateLimitPerSecond ?? null) !== desired.rateLimitPerSecond) patch.rateLimitPerSecond = desired.rateLimitPerSecond;
   return patch;
 }
 
 export function planSync(input: PlanInput): SyncPlan {
   const { desired, secret, actual } = input;
   if (!actual) {
-    const request: SubscriberRequest = { ...desired };
+    const { maxConcurrency, rateLimitPerSecond, ...fields } = desired;
+    // Unset limits are left out: a new subscriber starts with Herald's defaults.
+    const request: SubscriberRequest = {
+      ...fields,
+      ...(maxConcurrency !== null ? { maxConcurrency } : {}),
+      ...(rateLimitPerSecond !== null ? { rateLimitPerSecond } : {}),
+    };
     if (secret.kind === 'found') request.secret = secret.value;
     return { action: 'create', request };
   }

@@ -19,7 +19,10 @@ function actual(overrides: Partial<Subscriber> = {}): Subscriber {
 
 describe('desiredSubscriber', () => {
   it('fills defaults from namespace and name', () => {
-    expect(desired).toEqual({ id: 'shop.orders', displayName: 'shop/orders', targetUrl: 'https://example.com/hook', events: ['order.*'], enabled: true, timeoutMs: 2000 });
+    expect(desired).toEqual({
+      id: 'shop.orders', displayName: 'shop/orders', targetUrl: 'https://example.com/hook', events: ['order.*'], enabled: true, timeoutMs: 2000,
+      maxConcurrency: null, rateLimitPerSecond: null,
+    });
   });
 });
 
@@ -37,7 +40,8 @@ describe('planSync', () => {
 
   it('creates a missing subscriber with its secret', () => {
     const plan = planSync({ ...base, secret: { kind: 'found', value: 's'.repeat(20), version: 'u/1' }, actual: undefined });
-    expect(plan).toEqual({ action: 'create', request: { ...desired, secret: 's'.repeat(20) } });
+    const { maxConcurrency: _unsetConcurrency, rateLimitPerSecond: _unsetRate, ...fields } = desired;
+    expect(plan).toEqual({ action: 'create', request: { ...fields, secret: 's'.repeat(20) } });
   });
 
   it('does nothing when Herald matches (event order does not matter)', () => {
@@ -70,6 +74,19 @@ describe('planSync', () => {
 describe('diffSubscriber', () => {
   it('is empty for an identical subscriber', () => {
     expect(diffSubscriber(desired, actual())).toEqual({});
+  });
+
+  it('sets, changes and clears the per-subscriber limits; a new subscriber gets only the ones set', () => {
+    const limited = { ...desired, maxConcurrency: 2, rateLimitPerSecond: 0.5 };
+    expect(diffSubscriber(limited, actual())).toEqual({ maxConcurrency: 2, rateLimitPerSecond: 0.5 });
+    expect(diffSubscriber(limited, actual({ maxConcurrency: 2, rateLimitPerSecond: 0.5 }))).toEqual({});
+    expect(diffSubscriber(desired, actual({ maxConcurrency: 2 }))).toEqual({ maxConcurrency: null });
+    const base = { desired, operatorPrincipal: ours, pushedSecretVersion: undefined, adoptForeign: false } as const;
+    expect(planSync({ ...base, desired: { ...desired, rateLimitPerSecond: 3 }, secret: { kind: 'none' }, actual: undefined })).toMatchObject({
+      action: 'create',
+      request: { rateLimitPerSecond: 3 },
+    });
+    expect(planSync({ ...base, secret: { kind: 'none' }, actual: undefined })).not.toHaveProperty('request.maxConcurrency');
   });
 
   it('treats a URL Herald stored in its parsed spelling as unchanged, and a different one as changed', () => {

@@ -47,8 +47,13 @@ function fakeHerald(initial: Subscriber[] = []) {
         guard();
         calls.push(`PUT ${id} ${Object.keys(patch).join(',')}`);
         const current = store.get(id) as Subscriber;
-        const { secret, ...fields } = patch;
-        const updated = { ...current, ...fields, hasSecret: secret === undefined ? current.hasSecret : secret !== '' };
+        const { secret, maxConcurrency, rateLimitPerSecond, ...fields } = patch;
+        const updated: Subscriber = { ...current, ...fields, hasSecret: secret === undefined ? current.hasSecret : secret !== '' };
+        // null returns a limit to Herald's default: the field disappears, as Herald answers.
+        for (const [name, value] of Object.entries({ maxConcurrency, rateLimitPerSecond })) {
+          if (value === null) delete updated[name as 'maxConcurrency'];
+          else if (value !== undefined) updated[name as 'maxConcurrency'] = value;
+        }
         store.set(id, updated);
         return updated;
       },
