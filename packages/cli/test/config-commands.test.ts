@@ -190,6 +190,8 @@ describe('help and usage errors', () => {
     ['webhooks', '--help'],
     ['webhooks', 'subscribers', 'create', '--help'],
     ['webhooks', 'subscribers', 'list', '--help'],
+    ['webhooks', 'subscribers', 'recover', '--help'],
+    ['webhooks', 'subscribers', 'recovery', '--help'],
     ['webhooks', 'deliveries', '--help'],
     ['webhooks', 'events', 'list', '--help'],
     ['webhooks', 'events', 'send', '--help'],
@@ -230,6 +232,7 @@ describe('help and usage errors', () => {
     expect(complete('webhooks', 'events', '')).toBe('list get send redeliver');
     expect(complete('webhooks', 'events', 're')).toBe('redeliver');
     expect(complete('webhooks', 'deliveries', '')).toBe('list retry');
+    expect(complete('webhooks', 'subscribers', 'rec')).toBe('recover recovery');
     expect(complete('webhooks', 'events', 'send', '')).toBe('');
   });
 });

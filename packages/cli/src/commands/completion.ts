@@ -9,7 +9,7 @@ const tree: Record<string, string> = {
   org: 'use list',
   config: 'get set list',
   webhooks: 'subscribers deliveries events verify',
-  'webhooks subscribers': 'list get create update delete',
+  'webhooks subscribers': 'list get create update delete recover recovery',
   'webhooks deliveries': 'list retry',
   'webhooks events': 'list get send redeliver',
   completion: 'bash zsh',

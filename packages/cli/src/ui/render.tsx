@@ -33,3 +33,20 @@ export async function withSpinner<T>(label: string, work: () => Promise<T>): Pro
     instance.unmount();
   }
 }
+
+export interface ProgressLine {
+  update(label: string): void;
+  stop(): void;
+}
+
+/** A spinner on stderr whose label can change while the work runs (e.g. `recover --wait`). */
+export function startProgress(label: string, stream: NodeJS.WriteStream = process.stderr): ProgressLine {
+  const instance = render(<Spinner label={label} />, { stdout: stream, patchConsole: false, exitOnCtrlC: false });
+  return {
+    update: (next) => instance.rerender(<Spinner label={next} />),
+    stop() {
+      instance.clear();
+      instance.unmount();
+    },
+  };
+}

@@ -1,4 +1,5 @@
-// `herald webhooks subscribers list|get|create|update|delete` and `herald webhooks deliveries [list|retry]`.
+// `herald webhooks subscribers list|get|create|update|delete` (recover|recovery in ./recover.ts) and
+// `herald webhooks deliveries [list|retry]`.
 import { encodePathSegment } from '../api/endpoint.js';
 import { booleanFlag, listFlag, stringFlag, type FlagSpec, type ParsedArgs } from '../args/parse.js';
 import { helpFlag, renderHelp, usageHint, type CommandHelp } from '../args/help.js';
@@ -9,6 +10,7 @@ import { callApi } from '../http/client.js';
 import { readFileOrStdin } from '../io.js';
 import { printResult, withProgress, type Column } from '../output.js';
 import { fetchList } from './fetch-list.js';
+import { recoverHelp, recoveryHelp, runRecover, runRecovery } from './recover.js';
 import { parsePageNumber, resourcePath, subscriberRequestFromFlags } from './subscriber-request.js';
 
 const collection = '/api/v0.9/webhook-subscribers';
@@ -108,8 +110,16 @@ export const subscribersHelp: CommandHelp = {
   usage: 'herald webhooks subscribers <command>',
   summary: 'Manage webhook subscribers (/api/v0.9/webhook-subscribers).',
   flags: [helpFlag],
-  subcommands: (['list', 'get', 'create', 'update', 'delete'] as const).map((name) => [name, helps[name].summary] as const),
-  examples: ['herald webhooks subscribers list', 'herald webhooks subscribers create --name Billing --url https://billing.example.com/hooks'],
+  subcommands: [
+    ...(['list', 'get', 'create', 'update', 'delete'] as const).map((name) => [name, helps[name].summary] as const),
+    ['recover', recoverHelp.summary],
+    ['recovery', recoveryHelp.summary],
+  ],
+  examples: [
+    'herald webhooks subscribers list',
+    'herald webhooks subscribers create --name Billing --url https://billing.example.com/hooks',
+    'herald webhooks subscribers recover billing --since 2h --wait',
+  ],
 };
 
 async function requestBody(args: ParsedArgs): Promise<Record<string, unknown>> {
@@ -239,5 +249,10 @@ export function runDeliveries(argv: readonly string[]): Promise<number> {
 }
 
 export function runSubscribers(argv: readonly string[]): Promise<number> {
-  return runSubcommand('herald webhooks subscribers', argv, { list, get, create, update, delete: remove }, renderHelp(subscribersHelp));
+  return runSubcommand(
+    'herald webhooks subscribers',
+    argv,
+    { list, get, create, update, delete: remove, recover: runRecover, recovery: runRecovery },
+    renderHelp(subscribersHelp),
+  );
 }
