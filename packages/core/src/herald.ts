@@ -7,7 +7,7 @@ import { createDeliveryEngine, type DeliveryEngine, type EngineDeps } from './en
 import { createCatalog } from './events/catalog.js';
 import { payloadOf } from './events/fan-out.js';
 import { completeInterruptedFanOuts } from './events/fan-out-recovery.js';
-import { operationalEmitter } from './events/operational.js';
+import { OPERATIONAL_EVENT_TYPES, operationalEmitter } from './events/operational.js';
 import { createEventService } from './events/service.js';
 import { stepRecoveries } from './deliveries/recovery.js';
 import { silentLogger } from './logger.js';
@@ -53,6 +53,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   // Configuration errors first, before any connection is opened.
   const secretBox = createSecretBox(options.masterKeys);
   const catalog = createCatalog(options.eventTypes);
+  for (const definition of OPERATIONAL_EVENT_TYPES) catalog.register(definition);
   const { db, ownedClient } = await connect(options.mongo);
   const prefix = options.collectionPrefix ?? DEFAULT_COLLECTION_PREFIX;
   const collections = collectionsFor(db, prefix);

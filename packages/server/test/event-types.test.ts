@@ -29,13 +29,19 @@ afterAll(async () => {
 });
 
 describe('reading the catalog', () => {
-  it('lists every configured type, sorted, with only the fields each has (sensitive always, deduplicated)', async () => {
+  it('lists every configured type, sorted, with only the fields each has (sensitive always, deduplicated), then Herald\'s own', async () => {
     const response = await t.api.get<{ list: EventType[]; count: number }>(BASE);
     expect(response.status).toBe(200);
-    expect(response.body).toStrictEqual({
-      list: [{ ...keyGenerated, sensitive: ['token'] }, { type: 'order.created', sensitive: [] }],
-      count: 2,
-    });
+    const configured = response.body.list.filter((entry) => !entry.type.startsWith('herald.'));
+    expect(configured).toStrictEqual([{ ...keyGenerated, sensitive: ['token'] }, { type: 'order.created', sensitive: [] }]);
+    // Herald's operational events are documented in the same catalog (docs/operations.md).
+    expect(response.body.list.filter((entry) => entry.type.startsWith('herald.')).map((entry) => entry.type)).toEqual([
+      'herald.delivery_exhausted',
+      'herald.recovery_completed',
+      'herald.subscriber_failing',
+      'herald.subscriber_recovered',
+    ]);
+    expect(response.body.count).toBe(6);
   });
 
   it('gets one type', async () => {

@@ -4,7 +4,7 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import { ConfigError, type FieldIssue } from '../errors/index.js';
 import type { EventCatalog, EventTypeDefinition } from '../types.js';
-import { isValidEventType } from './matching.js';
+import { isOperationalEventType, isValidEventType, OPERATIONAL_FAMILY } from './matching.js';
 
 // ajv-formats is CommonJS: under NodeNext its default import is the module object on some loaders
 // and the plugin on others; accept both. (It also resolves its own copy of ajv, hence the loose type.)
@@ -23,6 +23,7 @@ export interface Catalog extends EventCatalog {
   sensitiveFieldsOf(type: string): string[];
 }
 
+/** Types of the reserved family may only come from Herald itself (events/operational.ts). */
 export function createCatalog(initial: readonly EventTypeDefinition[] = []): Catalog {
   const ajv = new Ajv({ allErrors: true, strict: false });
   addFormats(ajv);
@@ -56,6 +57,11 @@ export function createCatalog(initial: readonly EventTypeDefinition[] = []): Cat
     },
     sensitiveFieldsOf: (type) => entries.get(type)?.definition.sensitive ?? [],
   };
-  for (const definition of initial) catalog.register(definition);
+  for (const definition of initial) {
+    if (isOperationalEventType(definition.type)) {
+      throw new ConfigError(`event type "${definition.type}": the "${OPERATIONAL_FAMILY}" family is reserved for Herald's own events`);
+    }
+    catalog.register(definition);
+  }
   return catalog;
 }

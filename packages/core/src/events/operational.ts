@@ -6,6 +6,7 @@
 // has an idempotency key derived from its cause, so one cause seen twice (two replicas, a retried
 // job) is published once.
 import type { EngineLogger } from '../engine/index.js';
+import type { EventTypeDefinition } from '../types.js';
 
 export const OPERATIONAL_EVENTS = {
   deliveryExhausted: 'herald.delivery_exhausted',
@@ -48,3 +49,37 @@ export function operationalEmitter(publish: PublishOperational, logger: EngineLo
     });
   };
 }
+
+const text = { type: 'string' } as const;
+const nullableText = { type: ['string', 'null'] } as const;
+const count = { type: 'integer', minimum: 0 } as const;
+const schemaOf = (properties: Record<string, unknown>) => ({ type: 'object', required: Object.keys(properties), properties, additionalProperties: false });
+const health = schemaOf({ subscriberId: text, state: { enum: ['open', 'healthy'] }, since: { type: 'string', format: 'date-time' }, consecutiveFailures: count, lastError: nullableText });
+
+/** The catalog entries of Herald's own events, so they are documented where every type is. */
+export const OPERATIONAL_EVENT_TYPES: readonly EventTypeDefinition[] = [
+  {
+    type: OPERATIONAL_EVENTS.deliveryExhausted,
+    description: "A delivery ended FAILED after being attempted: its retries ran out, or the receiver answered 410. Recover it with POST …/webhook-subscribers/{id}/recover.",
+    dataSchema: schemaOf({ deliveryId: text, eventId: text, eventType: text, subscriberId: text, attempts: count, lastError: nullableText }),
+    example: { deliveryId: 'd7f0c2a9e4b1', eventId: '3b241101-e2bb-4255-8caf-4136c566a962', eventType: 'apikey.generated', subscriberId: 'billing', attempts: 11, lastError: 'HTTP 503' },
+  },
+  {
+    type: OPERATIONAL_EVENTS.subscriberFailing,
+    description: "A subscriber kept failing: its deliveries are held PENDING (attempts untouched) and probed one at a time.",
+    dataSchema: health,
+    example: { subscriberId: 'billing', state: 'open', since: '2025-01-31T12:00:00.000Z', consecutiveFailures: 10, lastError: 'HTTP 503' },
+  },
+  {
+    type: OPERATIONAL_EVENTS.subscriberRecovered,
+    description: 'A probe of a held subscriber succeeded: its held deliveries drain.',
+    dataSchema: health,
+    example: { subscriberId: 'billing', state: 'healthy', since: '2025-01-31T12:05:00.000Z', consecutiveFailures: 0, lastError: null },
+  },
+  {
+    type: OPERATIONAL_EVENTS.recoveryCompleted,
+    description: 'A recovery of a range of deliveries finished; `requeued` deliveries were sent again.',
+    dataSchema: schemaOf({ recoveryId: text, subscriberId: text, requeued: count }),
+    example: { recoveryId: 'rec_5f2b9c1e0a7d4e63', subscriberId: 'billing', requeued: 42 },
+  },
+];

@@ -45,3 +45,19 @@ test('exhausted deliveries, an opened and a recovered breaker, and a completed r
 test('callers cannot publish the reserved family', async () => {
   await expect(harness.herald.events.publish(scope, { eventType: 'herald.delivery_exhausted', aggregateId: 'x', data: {} })).rejects.toBeInstanceOf(ValidationError);
 });
+
+test('the catalog documents each of them, with an example that fits its schema; configuring the family is refused', async () => {
+  const types = harness.herald.catalog.list().filter((definition) => definition.type.startsWith('herald.'));
+  expect(types.map((definition) => definition.type).sort()).toEqual(['herald.delivery_exhausted', 'herald.recovery_completed', 'herald.subscriber_failing', 'herald.subscriber_recovered']);
+  for (const definition of types) {
+    expect(definition.description).toBeTypeOf('string');
+    expect(harness.herald.catalog.get(definition.type)).toBeDefined();
+  }
+  const { createCatalog } = await import('../../src/events/catalog.js');
+  const own = createCatalog();
+  for (const definition of types) {
+    own.register(definition);
+    expect(own.dataIssues(definition.type, definition.example!)).toEqual([]);
+  }
+  expect(() => createCatalog([{ type: 'herald.custom' }])).toThrow(/reserved/);
+});
