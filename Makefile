@@ -4,7 +4,7 @@ SHELL := bash
 .DEFAULT_GOAL := help
 NPM_STAMP := node_modules/.package-lock.json
 
-.PHONY: help deps tools tools-kube tools-schemathesis build typecheck lint test bench up e2e-kind clean
+.PHONY: help deps tools tools-kube tools-schemathesis tools-chromium build typecheck lint test bench up e2e-kind clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -24,6 +24,9 @@ tools-kube: ## build kube-apiserver, kubectl, kine and helm into the tools cache
 tools-schemathesis: ## install Schemathesis (from PyPI, into the tools cache) for the API fuzz tests
 	bash scripts/tools/schemathesis.sh >/dev/null
 
+tools-chromium: ## install Debian's chromium (apt, when /usr/bin/chromium is missing) for the console's browser tests
+	bash scripts/tools/chromium.sh >/dev/null
+
 build: deps ## compile every package
 	npm run build
 
@@ -33,7 +36,7 @@ typecheck: deps ## type-check sources and tests
 lint: deps ## eslint
 	npm run lint
 
-test: deps tools tools-kube tools-schemathesis ## run the whole test suite (builds first)
+test: deps tools tools-kube tools-schemathesis tools-chromium ## run the whole test suite (builds first)
 	npm test
 
 bench: deps tools build ## run the benchmarks and print figures and ratios
