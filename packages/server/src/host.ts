@@ -13,7 +13,7 @@ import { TokenStore } from './auth/token-store.js';
 import { eventTypeDefinitions } from './config/event-types.js';
 import type { HostConfig } from './config/schema.js';
 import { readSeedTokensFile } from './config/seed-tokens.js';
-import { createLogger } from './logging/logger.js';
+import { createLogger, logFormatFor } from './logging/logger.js';
 import { HostMetrics } from './metrics/host-metrics.js';
 import { readAttemptDurationsBetween, readQueueStats } from './metrics/queue-stats.js';
 import { ProjectStore } from './projects/project-store.js';
@@ -46,7 +46,7 @@ async function seedTokens(tokens: TokenStore, file: string, logger: Logger): Pro
 
 export async function startHost(config: HostConfig, options: StartHostOptions = {}): Promise<RunningHost> {
   const mode = options.mode ?? 'all';
-  const logger = options.logger ?? createLogger(config.logLevel);
+  const logger = options.logger ?? createLogger(config.logLevel, undefined, logFormatFor(config.logFormat, process.stdout.isTTY === true));
   // Driver options (timeouts, TLS, pool) come from the URI, so operators tune them in one place;
   // where it is silent, timeouts default to answering within seconds during an outage.
   const client = new MongoClient(config.mongodbUri, clientTimeoutOptions(config.mongodbUri));

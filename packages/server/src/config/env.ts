@@ -24,6 +24,7 @@ export const ENV_NAMES: Record<string, string> = {
   maintenanceIntervalMs: 'HERALD_MAINTENANCE_INTERVAL',
   breaker: 'HERALD_BREAKER',
   logLevel: 'HERALD_LOG_LEVEL',
+  logFormat: 'HERALD_LOG_FORMAT',
   dataDir: 'HERALD_DATA_DIR',
   drainTimeoutMs: 'HERALD_DRAIN_TIMEOUT',
   seedTokensFile: 'HERALD_SEED_TOKENS_FILE',
@@ -115,6 +116,7 @@ export function configFromEnv(env: Env, readFile: (path: string) => string): Raw
   set('maintenanceIntervalMs', text('HERALD_MAINTENANCE_INTERVAL') && durationOrRaw(text('HERALD_MAINTENANCE_INTERVAL')!));
   set('breaker', text('HERALD_BREAKER') && breakerOrRaw(text('HERALD_BREAKER')!));
   set('logLevel', text('HERALD_LOG_LEVEL'));
+  set('logFormat', text('HERALD_LOG_FORMAT'));
   set('dataDir', text('HERALD_DATA_DIR'));
   set('drainTimeoutMs', text('HERALD_DRAIN_TIMEOUT') && durationOrRaw(text('HERALD_DRAIN_TIMEOUT')!));
   set('seedTokensFile', text('HERALD_SEED_TOKENS_FILE'));

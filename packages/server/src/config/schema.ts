@@ -79,6 +79,9 @@ export const HostConfig = Type.Object(
       ),
     ),
     logLevel: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level)), { default: 'info' }),
+    logFormat: Type.Optional(
+      Type.Union([Type.Literal('json'), Type.Literal('pretty')], { description: 'Log line format; default pretty on a terminal, JSON otherwise.' }),
+    ),
     dataDir: Type.String({ minLength: 1, default: './.data' }),
     drainTimeoutMs: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000 }),
     eventTypes: Type.Array(EventTypeConfig, { default: [] }),
