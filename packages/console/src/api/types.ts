@@ -1,0 +1,137 @@
+// The shapes of the public HTTP API that the console reads and writes, as docs/server.md and the
+// served OpenAPI documents describe them. Written out here rather than imported from the server's
+// packages: the console is a client of the API, like any other, and ships none of their code.
+
+export interface FieldError {
+  field: string;
+  message: string;
+}
+
+export interface ErrorBody {
+  status: 'error';
+  code: string;
+  message: string;
+  errors?: FieldError[];
+}
+
+export interface Pagination {
+  total: number;
+  limit: number;
+  offset: number;
+}
+
+export interface Page<T> {
+  list: T[];
+  count: number;
+  pagination: Pagination;
+}
+
+export interface Me {
+  principal: string;
+  kind: 'api-token' | 'jwt';
+  name?: string;
+  scopes: string[];
+  orgId: string;
+  expiresAt?: string;
+}
+
+/** Served by the console's own host route: what the API cannot tell about the host. */
+export interface HostInfo {
+  readOnly: boolean;
+}
+
+export interface SubscriberHealth {
+  state: 'healthy' | 'failing' | 'open';
+  since: string;
+  consecutiveFailures: number;
+  lastError: string | null;
+}
+
+export interface Subscriber {
+  id: string;
+  orgId: string;
+  displayName: string;
+  targetUrl: string;
+  enabled: boolean;
+  events: string[];
+  timeoutMs: number;
+  hasSecret: boolean;
+  health?: SubscriberHealth;
+  createdBy: string;
+  createdAt: string;
+  updatedAt: string;
+  /** Present on a single subscriber, absent from list items. */
+  updatedBy?: string;
+}
+
+export interface SubscriberInput {
+  id?: string;
+  displayName?: string;
+  targetUrl?: string;
+  secret?: string;
+  events?: string[];
+  enabled?: boolean;
+  timeoutMs?: number;
+}
+
+export type EventStatus = 'PENDING' | 'DISPATCHED' | 'ALL_DELIVERED' | 'FAILED';
+export type DeliveryStatus = 'PENDING' | 'IN_FLIGHT' | 'DELIVERED' | 'FAILED';
+export const EVENT_STATUSES: readonly EventStatus[] = ['PENDING', 'DISPATCHED', 'ALL_DELIVERED', 'FAILED'];
+
+export interface SubscriberDelivery {
+  deliveryId: string;
+  eventType: string | null;
+  occurredAt: string | null;
+  status: DeliveryStatus;
+  lastHttpStatus: number | null;
+  lastError: string | null;
+  lastAttemptAt: string | null;
+  deliveredAt: string | null;
+}
+
+export interface EventDelivery {
+  deliveryId: string;
+  subscriberId: string;
+  targetUrl: string | null;
+  status: DeliveryStatus;
+  lastHttpStatus: number | null;
+  lastError: string | null;
+  lastAttemptAt: string | null;
+  deliveredAt: string | null;
+}
+
+export interface DeliveryAttempt {
+  attempt: number;
+  startedAt: string;
+  durationMs: number;
+  httpStatus: number | null;
+  errorClass: string | null;
+  errorMessage: string | null;
+  responseBodySnippet: string | null;
+}
+
+export interface EventDeliveryDetail extends EventDelivery {
+  attempts: number;
+  nextAttemptAt: string | null;
+  encryptedFields: string[];
+  createdAt: string;
+  attemptHistory: DeliveryAttempt[];
+}
+
+interface EventFields {
+  eventId: string;
+  eventType: string;
+  orgId: string;
+  aggregateType: string;
+  aggregateId: string;
+  status: EventStatus;
+  occurredAt: string;
+}
+
+export interface WebhookEvent extends EventFields {
+  deliveries: EventDelivery[];
+}
+
+export interface WebhookEventDetail extends EventFields {
+  deliveries: EventDeliveryDetail[];
+}

@@ -1,0 +1,146 @@
+// Create a subscriber, or edit one (only the fields you changed are sent). Refused fields are marked
+// where they are, with the API's own words.
+import { useEffect, useState } from 'preact/hooks';
+import { usePolling } from '../../live/use-polling';
+import { href, navigate } from '../../router';
+import { useSession } from '../../session/context';
+import { ActionReasons } from '../../ui/ActionReasons';
+import { ErrorNotice } from '../../ui/ErrorNotice';
+import { Field } from '../../ui/Field';
+import { PageHeading } from '../../ui/PageHeading';
+import { useAction } from '../../ui/use-action';
+import { changedFields, createBody, EMPTY_FORM, formFieldOf, valuesOf, type FormValues } from './subscriber-form-model';
+
+export function SubscriberForm({ id }: { id?: string }) {
+  const editing = id !== undefined;
+  const { api, can, notify } = useSession();
+  const existing = usePolling(() => (id === undefined ? Promise.resolve(undefined) : api.getSubscriber(id)), `subscriber-form:${id ?? ''}`, false);
+  const [values, setValues] = useState<FormValues>(EMPTY_FORM);
+  const [loaded, setLoaded] = useState(!editing);
+  const [unchanged, setUnchanged] = useState(false);
+  const action = useAction();
+  const capability = editing ? can.updateSubscriber : can.createSubscriber;
+
+  useEffect(() => {
+    if (existing.data && !loaded) {
+      setValues(valuesOf(existing.data));
+      setLoaded(true);
+    }
+  }, [existing.data, loaded]);
+
+  const errors: Partial<Record<keyof FormValues, string>> = {};
+  for (const field of action.error?.fields ?? []) {
+    const name = formFieldOf(field.field);
+    if (name && errors[name] === undefined) errors[name] = field.message;
+  }
+
+  const set = <K extends keyof FormValues>(key: K, value: FormValues[K]) => {
+    setUnchanged(false);
+    setValues((current) => ({ ...current, [key]: value }));
+  };
+
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    if (editing) {
+      if (!existing.data) return;
+      const changes = changedFields(existing.data, values);
+      if (Object.keys(changes).length === 0) {
+        setUnchanged(true);
+        return;
+      }
+      const updated = await action.run(() => api.updateSubscriber(id, changes));
+      if (updated) {
+        notify(`Saved ${Object.keys(changes).join(', ')} of ${updated.displayName}.`);
+        navigate({ name: 'subscriber', id: updated.id });
+      }
+    } else {
+      const created = await action.run(() => api.createSubscriber(createBody(values)));
+      if (created) {
+        notify(`Subscriber ${created.displayName} was created.`);
+        navigate({ name: 'subscriber', id: created.id });
+      }
+    }
+  };
+
+  const title = editing ? `Edit ${existing.data?.displayName ?? id}` : 'New subscriber';
+  const input = (key: 'id' | 'displayName' | 'targetUrl' | 'secret' | 'timeoutMs') => ({
+    id: `field-${key}`,
+    name: key,
+    value: values[key],
+    onInput: (event: { currentTarget: HTMLInputElement }) => set(key, event.currentTarget.value),
+  });
+
+  return (
+    <>
+      <p class="breadcrumb">
+        <a href={href({ name: 'subscribers', offset: 0 })}>Subscribers</a> /{' '}
+        {editing && (
+          <>
+            <a href={href({ name: 'subscriber', id })}>{existing.data?.displayName ?? id}</a> /
+          </>
+        )}
+      </p>
+      <PageHeading focusKey={`form:${id ?? 'new'}`}>{title}</PageHeading>
+      <ActionReasons id="form-reasons" capabilities={[capability]} />
+      {existing.error && <ErrorNotice error={existing.error} />}
+      {!loaded && !existing.error && <p aria-busy="true">Loading the subscriber…</p>}
+      {loaded && (
+        <form class="card" method="post" onSubmit={submit} noValidate>
+          {!editing && (
+            <Field id="field-id" label="Handle (optional)" hint="Letters, digits, '.', '_' and '-'; generated when left empty." error={errors.id}>
+              {(describedBy, invalid) => <input {...input('id')} autoComplete="off" spellcheck={false} aria-describedby={describedBy} aria-invalid={invalid} />}
+            </Field>
+          )}
+          <Field id="field-displayName" label="Name" error={errors.displayName}>
+            {(describedBy, invalid) => <input {...input('displayName')} required autoComplete="off" aria-describedby={describedBy} aria-invalid={invalid} />}
+          </Field>
+          <Field id="field-targetUrl" label="Target URL" hint="Absolute http:// or https:// URL that receives the deliveries." error={errors.targetUrl}>
+            {(describedBy, invalid) => (
+              <input {...input('targetUrl')} type="url" required autoComplete="off" spellcheck={false} aria-describedby={describedBy} aria-invalid={invalid} />
+            )}
+          </Field>
+          {!editing && (
+            <Field id="field-secret" label="Secret (optional)" hint="16 to 512 characters; signs each delivery. Never shown again; rotate it from the subscriber's page." error={errors.secret}>
+              {(describedBy, invalid) => <input {...input('secret')} type="password" autoComplete="new-password" aria-describedby={describedBy} aria-invalid={invalid} />}
+            </Field>
+          )}
+          <Field id="field-events" label="Event types" hint="Patterns such as order.created, order.*, *.deleted or *, separated by commas or spaces. Empty: every event." error={errors.events}>
+            {(describedBy, invalid) => (
+              <textarea
+                id="field-events"
+                name="events"
+                rows={2}
+                spellcheck={false}
+                aria-describedby={describedBy}
+                aria-invalid={invalid}
+                value={values.events}
+                onInput={(event) => set('events', event.currentTarget.value)}
+              />
+            )}
+          </Field>
+          <Field id="field-timeoutMs" label="Time-out (ms)" hint="100 to 30000; 5000 when left empty." error={errors.timeoutMs}>
+            {(describedBy, invalid) => <input {...input('timeoutMs')} inputMode="numeric" autoComplete="off" aria-describedby={describedBy} aria-invalid={invalid} />}
+          </Field>
+          <div class="field checkbox">
+            <input id="field-enabled" name="enabled" type="checkbox" checked={values.enabled} onChange={(event) => set('enabled', event.currentTarget.checked)} />
+            <label for="field-enabled">Enabled: receives deliveries</label>
+          </div>
+          {action.error && <ErrorNotice error={action.error} />}
+          {unchanged && (
+            <p class="notice" role="status">
+              Nothing to save: no field differs from the stored subscriber.
+            </p>
+          )}
+          <div class="actions">
+            <button type="submit" class="button primary" disabled={!capability.allowed || action.busy} aria-describedby={capability.allowed ? undefined : 'form-reasons'}>
+              {editing ? 'Save changes' : 'Create subscriber'}
+            </button>
+            <a class="button" href={editing ? href({ name: 'subscriber', id }) : href({ name: 'subscribers', offset: 0 })}>
+              Cancel
+            </a>
+          </div>
+        </form>
+      )}
+    </>
+  );
+}

@@ -1,0 +1,74 @@
+// The subscriber form's values and how they become a request body (pure): every field on create,
+// and on edit only the fields that differ from the stored subscriber.
+import type { Subscriber, SubscriberInput } from '../../api/types';
+
+export interface FormValues {
+  id: string;
+  displayName: string;
+  targetUrl: string;
+  secret: string;
+  events: string;
+  enabled: boolean;
+  timeoutMs: string;
+}
+
+export const EMPTY_FORM: FormValues = { id: '', displayName: '', targetUrl: '', secret: '', events: '', enabled: true, timeoutMs: '' };
+
+export function valuesOf(subscriber: Subscriber): FormValues {
+  return {
+    id: subscriber.id,
+    displayName: subscriber.displayName,
+    targetUrl: subscriber.targetUrl,
+    secret: '',
+    events: subscriber.events.join(', '),
+    enabled: subscriber.enabled,
+    timeoutMs: String(subscriber.timeoutMs),
+  };
+}
+
+/** Patterns separated by commas, spaces or new lines. */
+export function parsePatterns(text: string): string[] {
+  return text.split(/[\s,]+/).filter(Boolean);
+}
+
+/** A number when the text is one; otherwise the text, for the API to refuse with a field message. */
+function timeoutOf(text: string): number | undefined {
+  const trimmed = text.trim();
+  if (!trimmed) return undefined;
+  const value = Number(trimmed);
+  return Number.isFinite(value) ? value : Number.NaN;
+}
+
+export function createBody(values: FormValues): SubscriberInput {
+  const body: SubscriberInput = {
+    displayName: values.displayName.trim(),
+    targetUrl: values.targetUrl.trim(),
+    events: parsePatterns(values.events),
+    enabled: values.enabled,
+  };
+  if (values.id.trim()) body.id = values.id.trim();
+  if (values.secret) body.secret = values.secret;
+  const timeoutMs = timeoutOf(values.timeoutMs);
+  if (timeoutMs !== undefined) body.timeoutMs = timeoutMs;
+  return body;
+}
+
+export function changedFields(original: Subscriber, values: FormValues): SubscriberInput {
+  const changes: SubscriberInput = {};
+  const displayName = values.displayName.trim();
+  if (displayName !== original.displayName) changes.displayName = displayName;
+  const targetUrl = values.targetUrl.trim();
+  if (targetUrl !== original.targetUrl) changes.targetUrl = targetUrl;
+  const events = parsePatterns(values.events);
+  if (events.join('\n') !== original.events.join('\n')) changes.events = events;
+  if (values.enabled !== original.enabled) changes.enabled = values.enabled;
+  const timeoutMs = timeoutOf(values.timeoutMs);
+  if (timeoutMs !== undefined && timeoutMs !== original.timeoutMs) changes.timeoutMs = timeoutMs;
+  return changes;
+}
+
+/** The form field an API field error belongs to (`events.2` → `events`). */
+export function formFieldOf(apiField: string): keyof FormValues | undefined {
+  const head = apiField.split('.')[0] as keyof FormValues;
+  return head in EMPTY_FORM ? head : undefined;
+}

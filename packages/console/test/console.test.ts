@@ -1,0 +1,283 @@
+// The Herald console in a real browser (Debian's chromium via playwright-core) against a real host
+// on FerretDB and a real loopback webhook receiver: sign in, manage a subscriber, watch an event get
+// delivered, retry it into a failing receiver, rotate the secret, sign out; a read-only token sees
+// every action disabled. axe-core checks each screen; the main flow is driven from the keyboard.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { startTestHost, type TestHost } from '../../server/test/support/test-host.js';
+import { seriousViolations } from './support/axe.js';
+import { launchBrowser, screenshots } from './support/browser.js';
+import { initialJavaScript } from './support/budget.js';
+import { DIST_DIR, ensureConsoleBuilt } from './support/build.js';
+import { startReceiver, type TestReceiver } from './support/receiver.js';
+
+const BUDGET_GZIP_BYTES = 150 * 1024;
+const TOKEN_KEY = 'herald.console.token';
+
+let host: TestHost;
+let receiver: TestReceiver;
+let browser: Browser;
+let origin: string;
+
+beforeAll(async () => {
+  await ensureConsoleBuilt();
+  [host, receiver, browser] = await Promise.all([startTestHost(), startReceiver(), launchBrowser()]);
+  origin = host.host.url;
+}, 120_000);
+
+afterAll(async () => {
+  await browser?.close();
+  await receiver?.close();
+  await host?.close();
+});
+
+async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
+  const response = await fetch(`${origin}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${host.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return (await response.json()) as T;
+}
+
+async function publish(eventType: string): Promise<string> {
+  const event = await api<{ eventId: string }>('POST', '/api/v0.9/webhook-events', { eventType, aggregateId: 'order-1', data: { total: 42 } });
+  return event.eventId;
+}
+
+async function expectAccessible(page: Page, screen: string): Promise<void> {
+  expect(await seriousViolations(page), `axe on ${screen}`).toEqual([]);
+}
+
+const focusedId = (page: Page) => page.evaluate<string | undefined>('document.activeElement?.id');
+
+/** Collects what must never happen on a page: script errors and CSP refusals. */
+function watchForProblems(page: Page): string[] {
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(`page error: ${error.message}`));
+  page.on('console', (message) => {
+    if (/Content Security Policy|Refused to/i.test(message.text())) problems.push(`CSP: ${message.text()}`);
+  });
+  return problems;
+}
+
+describe('Herald console', () => {
+  it('is served from the host with strict headers and within its JavaScript budget', async () => {
+    const index = await fetch(`${origin}/console/`);
+    expect(index.status).toBe(200);
+    expect(index.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(index.headers.get('cache-control')).toBe('no-cache');
+    const csp = index.headers.get('content-security-policy') ?? '';
+    expect(csp).toContain("default-src 'self'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("connect-src 'self'");
+    expect(csp).not.toContain('unsafe');
+    expect(index.headers.get('x-content-type-options')).toBe('nosniff');
+
+    const script = /src="(\/console\/assets\/[^"]+\.js)"/.exec(await index.text())?.[1];
+    expect(script).toBeDefined();
+    const asset = await fetch(`${origin}${script}`);
+    expect(asset.status).toBe(200);
+    expect(asset.headers.get('content-type')).toMatch(/javascript/);
+    expect(asset.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+
+    const bare = await fetch(`${origin}/console`, { redirect: 'manual' });
+    expect(bare.status).toBe(301);
+    expect(bare.headers.get('location')).toBe('/console/');
+    expect(await (await fetch(`${origin}/console/host.json`)).json()).toEqual({ readOnly: false });
+    const missing = await fetch(`${origin}/console/assets/nothing-here.js`);
+    expect(missing.status).toBe(404);
+    expect(await missing.json()).toMatchObject({ status: 'error', code: 'ORG_NOT_FOUND' });
+
+    const report = initialJavaScript(DIST_DIR);
+    console.log(
+      `console initial JS: ${(report.gzipBytes / 1024).toFixed(1)} KiB gzipped of ${BUDGET_GZIP_BYTES / 1024} KiB budget ` +
+        `(${report.files.map((file) => `${file.path} ${(file.bytes / 1024).toFixed(1)} KiB raw`).join(', ')})`,
+    );
+    expect(report.inlineScripts).toBe(0);
+    expect(report.files.length).toBeGreaterThan(0);
+    expect(report.gzipBytes).toBeLessThanOrEqual(BUDGET_GZIP_BYTES);
+  });
+
+  it('signs in, manages a subscriber, follows a delivery, retries it, rotates the secret and signs out', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const shots = screenshots(page, 'main-flow');
+    const problems = watchForProblems(page);
+    const writes: { method: string; url: string; body: string | null }[] = [];
+    page.on('request', (request) => {
+      if (request.url().includes('/api/') && request.method() !== 'GET') writes.push({ method: request.method(), url: request.url(), body: request.postData() });
+    });
+    try {
+      // Sign in from the keyboard: the token field has focus, Enter submits.
+      await page.goto(`${origin}/console/`);
+      await page.getByLabel('API token').waitFor();
+      expect(await focusedId(page)).toBe('token');
+      await expectAccessible(page, 'sign-in');
+      await page.keyboard.type(host.adminToken);
+      await page.keyboard.press('Enter');
+      await page.getByText('Signed in as').waitFor();
+      expect(await page.getByTestId('principal-name').textContent()).toBe('bootstrap-admin');
+      expect(page.url()).not.toContain(host.adminToken);
+      expect(await page.evaluate(`sessionStorage.getItem(${JSON.stringify(TOKEN_KEY)})`)).toBe(host.adminToken);
+      await page.getByRole('heading', { name: 'No subscribers yet' }).waitFor();
+      await shots.step('subscribers-empty');
+      await expectAccessible(page, 'subscribers (empty)');
+
+      // Create a subscriber with the keyboard; the API's field error shows next to its field first.
+      await page.getByRole('button', { name: 'New subscriber' }).click();
+      await page.getByRole('heading', { level: 1, name: 'New subscriber' }).waitFor();
+      const secret1 = 'first-secret-of-the-shop-0001';
+      for (const [field, text] of [
+        ['field-id', 'shop-orders'],
+        ['field-displayName', 'Shop orders'],
+        ['field-targetUrl', receiver.url],
+        ['field-secret', secret1],
+        ['field-events', 'Order Created'],
+        ['field-timeoutMs', '2000'],
+      ] as const) {
+        await page.keyboard.press('Tab');
+        expect(await focusedId(page)).toBe(field);
+        await page.keyboard.type(text);
+      }
+      await page.keyboard.press('Enter');
+      await page.locator('#field-events-error').waitFor();
+      expect(await page.getByRole('alert').textContent()).toContain('events.0');
+      await shots.step('subscriber-form-error');
+      await expectAccessible(page, 'subscriber form with errors');
+      await page.locator('#field-events').fill('order.*');
+      await page.locator('#field-timeoutMs').press('Enter');
+      await page.getByText('Subscriber Shop orders was created.').waitFor();
+      const created = JSON.parse(writes.filter((write) => write.method === 'POST').at(-1)?.body ?? '{}');
+      expect(created).toEqual({ id: 'shop-orders', displayName: 'Shop orders', targetUrl: receiver.url, secret: secret1, events: ['order.*'], enabled: true, timeoutMs: 2000 });
+      await shots.step('subscriber-detail');
+      await expectAccessible(page, 'subscriber detail');
+
+      // An event published through the API reaches DELIVERED in the live events list and detail.
+      receiver.expectSecret(secret1);
+      const eventId = await publish('order.created');
+      await page.getByRole('link', { name: 'Events' }).click();
+      const row = page.locator(`tr[data-event-id="${eventId}"]`);
+      await row.getByText('All delivered').waitFor({ timeout: 30_000 });
+      await shots.step('events');
+      await expectAccessible(page, 'events');
+      await row.getByRole('link', { name: 'order.created' }).click();
+      const delivery = page.locator('section.delivery');
+      await delivery.locator('li[data-attempt="1"] .badge', { hasText: 'HTTP 200' }).waitFor({ timeout: 30_000 });
+      await delivery.locator('h3 [data-status="DELIVERED"]').waitFor();
+      expect(receiver.received.find((received) => received.eventId === eventId)).toMatchObject({ verified: true, answered: 200 });
+      await shots.step('event-delivered');
+      await expectAccessible(page, 'event detail');
+
+      // The receiver now answers 500: a retry from the UI adds attempts that show in the timeline.
+      receiver.answerWith(500);
+      await delivery.getByRole('button', { name: 'Retry delivery' }).click();
+      await page.getByText(/Delivery to shop-orders queued again/).waitFor();
+      await delivery.locator('li[data-attempt="2"] .badge', { hasText: 'HTTP 500' }).waitFor({ timeout: 30_000 });
+      await delivery.locator('h3 [data-status="FAILED"]').waitFor({ timeout: 30_000 });
+      await delivery.locator('li[data-attempt="2"]').getByText('Response body (first 4 KiB)').click();
+      await delivery.getByText('receiver is down for the test').first().waitFor();
+      await shots.step('event-retried-failed');
+      await expectAccessible(page, 'event detail with failed attempts');
+      receiver.answerWith(200);
+
+      // Rotate the secret: the next delivery is signed with the new one.
+      await delivery.getByRole('link', { name: 'shop-orders' }).click();
+      await page.getByRole('button', { name: 'Rotate secret' }).click();
+      await page.getByRole('button', { name: 'Generate one' }).click();
+      const secret2 = await page.locator('#new-secret').inputValue();
+      expect(secret2).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
+      await page.getByRole('button', { name: 'Save new secret' }).click();
+      await page.getByText('The secret of Shop orders was rotated.').waitFor();
+      expect(JSON.parse(writes.at(-1)?.body ?? '{}')).toEqual({ secret: secret2 });
+      await expectAccessible(page, 'rotate secret');
+      receiver.expectSecret(secret2);
+      const second = await publish('order.shipped');
+      await vi.waitFor(() => expect(receiver.received.find((received) => received.eventId === second)).toMatchObject({ verified: true }), {
+        timeout: 20_000,
+        interval: 100,
+      });
+
+      // Edit sends only what changed; Enter in a field submits.
+      await page.getByRole('button', { name: 'Done' }).click();
+      await page.getByRole('button', { name: 'Edit' }).click();
+      await page.locator('#field-displayName').fill('Shop orders v2');
+      await page.locator('#field-displayName').press('Enter');
+      await page.getByText('Saved displayName of Shop orders v2.').waitFor();
+      const edit = writes.filter((write) => write.method === 'PUT').at(-1);
+      expect(edit?.url).toMatch(/\/api\/v0\.9\/webhook-subscribers\/shop-orders$/);
+      expect(JSON.parse(edit?.body ?? '{}')).toEqual({ displayName: 'Shop orders v2' });
+
+      // Disable, see the recent deliveries, delete with confirmation.
+      await page.getByRole('button', { name: 'Disable' }).click();
+      await page.getByText('Shop orders v2 is now disabled.').waitFor();
+      await page.getByRole('button', { name: 'Enable' }).waitFor();
+      await page.locator('section[aria-labelledby="recent-deliveries"] tbody tr').nth(1).waitFor({ timeout: 20_000 });
+      await shots.step('subscriber-disabled');
+      await page.getByRole('button', { name: 'Delete' }).click();
+      await page.getByRole('dialog', { name: 'Delete Shop orders v2?' }).waitFor();
+      await expectAccessible(page, 'delete confirmation');
+      await page.getByRole('button', { name: 'Delete subscriber' }).click();
+      await page.getByText('Subscriber Shop orders v2 was deleted.').waitFor();
+      await page.getByRole('heading', { name: 'No subscribers yet' }).waitFor();
+
+      // Sign out forgets the token.
+      await page.getByRole('button', { name: 'Sign out' }).click();
+      await page.getByText('You are signed out').waitFor();
+      expect(await page.evaluate(`sessionStorage.getItem(${JSON.stringify(TOKEN_KEY)})`)).toBeNull();
+      await shots.step('signed-out');
+
+      expect(problems).toEqual([]);
+      expect(host.logs.join('\n')).not.toContain(host.adminToken);
+    } finally {
+      await context.close();
+    }
+  }, 180_000);
+
+  it('shows a read-only token every action disabled, with the reason, and API errors in words', async () => {
+    const viewer = await host.createToken(['dp:webhook_subscriber:read', 'dp:event:read'], { name: 'viewer' });
+    await api('POST', '/api/v0.9/webhook-subscribers', { id: 'audit', displayName: 'Audit log', targetUrl: receiver.url, events: ['audit.*'] });
+    const eventId = await publish('audit.recorded');
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const shots = screenshots(page, 'read-only');
+    const problems = watchForProblems(page);
+    try {
+      await page.goto(`${origin}/console/`);
+      await page.getByLabel('API token').fill('hrd_not-a-real-token');
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByText('That token was not accepted').waitFor();
+      await page.getByLabel('API token').fill(viewer.token);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByText('Read-only view').waitFor();
+      expect(await page.getByRole('button', { name: 'New subscriber' }).isDisabled()).toBe(true);
+      await page.getByText('Your token lacks the dp:webhook_subscriber:create (or dp:webhook_subscriber:manage) scope.').waitFor();
+      await shots.step('subscribers');
+      await expectAccessible(page, 'read-only subscribers');
+
+      await page.getByRole('link', { name: 'Audit log' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
+      for (const name of ['Edit', 'Disable', 'Rotate secret', 'Delete']) expect(await page.getByRole('button', { name, exact: true }).isDisabled(), name).toBe(true);
+      await expectAccessible(page, 'read-only subscriber detail');
+
+      // A reload keeps the session (sessionStorage) and deep links work.
+      await page.goto(`${origin}/console/#/events/${eventId}`);
+      await page.reload();
+      await page.locator('section.delivery').waitFor({ timeout: 20_000 });
+      expect(await page.getByRole('button', { name: 'Redeliver event' }).isDisabled()).toBe(true);
+      expect(await page.getByRole('button', { name: 'Retry delivery' }).isDisabled()).toBe(true);
+      await page.getByText('Your token lacks the dp:delivery:manage scope.').waitFor();
+      await shots.step('event');
+      await expectAccessible(page, 'read-only event detail');
+
+      await page.goto(`${origin}/console/#/events/no-such-event`);
+      await page.getByRole('alert').getByText('Not found', { exact: true }).waitFor();
+      expect(await page.getByRole('alert').textContent()).toMatch(/no-such-event.*not found|not found.*no-such-event/i);
+      await expectAccessible(page, 'event not found');
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+});

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest';
+import type { Subscriber } from '../../src/api/types';
+import { changedFields, createBody, EMPTY_FORM, formFieldOf, parsePatterns, valuesOf } from '../../src/screens/subscribers/subscriber-form-model';
+
+const stored: Subscriber = {
+  id: 'billing',
+  orgId: 'default',
+  displayName: 'Billing',
+  targetUrl: 'https://example.com/hooks',
+  enabled: true,
+  events: ['order.*', 'invoice.paid'],
+  timeoutMs: 5000,
+  hasSecret: true,
+  createdBy: 'tok_1',
+  createdAt: '2025-01-31T12:00:00.000Z',
+  updatedAt: '2025-01-31T12:00:00.000Z',
+};
+
+describe('subscriber form', () => {
+  it('sends only the fields that changed', () => {
+    const values = valuesOf(stored);
+    expect(changedFields(stored, values)).toEqual({});
+    expect(changedFields(stored, { ...values, displayName: ' Billing v2 ' })).toEqual({ displayName: 'Billing v2' });
+    expect(changedFields(stored, { ...values, events: 'order.*\ninvoice.paid' })).toEqual({});
+    expect(changedFields(stored, { ...values, events: 'order.*', enabled: false, timeoutMs: '1000' })).toEqual({
+      events: ['order.*'],
+      enabled: false,
+      timeoutMs: 1000,
+    });
+  });
+
+  it('leaves optional fields out of a create body when empty', () => {
+    expect(createBody({ ...EMPTY_FORM, displayName: 'A', targetUrl: 'https://a.example/' })).toEqual({
+      displayName: 'A',
+      targetUrl: 'https://a.example/',
+      events: [],
+      enabled: true,
+    });
+    expect(createBody({ ...EMPTY_FORM, id: 'a', displayName: 'A', targetUrl: 'u', secret: 's'.repeat(16), timeoutMs: '250' })).toMatchObject({
+      id: 'a',
+      secret: 's'.repeat(16),
+      timeoutMs: 250,
+    });
+  });
+
+  it('splits patterns on commas, spaces and new lines', () => {
+    expect(parsePatterns(' a.b, c.*\n*.d  ')).toEqual(['a.b', 'c.*', '*.d']);
+  });
+
+  it('maps API field errors to form fields', () => {
+    expect(formFieldOf('events.2')).toBe('events');
+    expect(formFieldOf('targetUrl')).toBe('targetUrl');
+    expect(formFieldOf('body')).toBeUndefined();
+  });
+});
