@@ -110,5 +110,10 @@ if [[ -f "$token_file" && "$token_file" -nt "$marker" ]]; then
 fi
 rm -f "$marker"
 say "Herald is up on $url — try: curl -H \"Authorization: Bearer \$(cat .data/bootstrap-token)\" $url/api/v0.9/webhook-subscribers"
+if [[ -f "$ROOT/packages/console/dist/index.html" ]]; then
+  say "Console: $url/console/ (sign in with the token in ${token_file#"$ROOT/"})"
+else
+  say "Console: not built (run 'make build' and start again to serve $url/console/)"
+fi
 say "Ctrl-C stops it"
 wait "$server_pid"
