@@ -196,6 +196,10 @@ describe('help and usage errors', () => {
     ['webhooks', 'events', 'list', '--help'],
     ['webhooks', 'events', 'send', '--help'],
     ['webhooks', 'events', 'redeliver', '--help'],
+    ['webhooks', 'event-types', '--help'],
+    ['webhooks', 'event-types', 'list', '--help'],
+    ['webhooks', 'event-types', 'get', '--help'],
+    ['webhooks', 'trigger', '--help'],
     ['webhooks', 'deliveries', 'list', '--help'],
     ['webhooks', 'deliveries', 'retry', '--help'],
     ['webhooks', 'verify', '--help'],
@@ -228,7 +232,9 @@ describe('help and usage errors', () => {
     const complete = (...words: string[]) =>
       execFileSync('bash', ['-c', `${script}\nCOMP_WORDS=(herald ${words.join(' ')}); COMP_CWORD=${words.length}; _herald; echo "\${COMPREPLY[*]}"`], { encoding: 'utf8' }).trim();
     expect(complete('we')).toBe('webhooks');
-    expect(complete('webhooks', '')).toBe('subscribers deliveries events verify');
+    expect(complete('webhooks', '')).toBe('subscribers deliveries events event-types trigger verify');
+    expect(complete('webhooks', 'event-types', '')).toBe('list get');
+    expect(complete('webhooks', 'tr')).toBe('trigger');
     expect(complete('webhooks', 'events', '')).toBe('list get send redeliver');
     expect(complete('webhooks', 'events', 're')).toBe('redeliver');
     expect(complete('webhooks', 'deliveries', '')).toBe('list retry');

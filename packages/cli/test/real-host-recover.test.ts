@@ -1,15 +1,14 @@
 // `herald webhooks subscribers recover` against the real host with its delivery engine: a delivery
 // that failed while the receiver was down is sent again, and --wait follows the recovery to the end
 // (on a terminal too, where progress is drawn on standard error).
-import { execFileSync, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { stripVTControlCharacters } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestHost, type TestHost } from '../../server/test/support/test-host.js';
 import { seedConfig } from './support/config-fixture.js';
-import { assertBuilt, heraldBin, runHerald, temporaryDirectory, type RunOptions } from './support/run-herald.js';
+import { assertBuilt, runHerald, temporaryDirectory, type RunOptions } from './support/run-herald.js';
+import { hasScript, runOnTerminal } from './support/terminal.js';
 
 const SUBSCRIBERS = '/api/v0.9/webhook-subscribers';
 let host: TestHost;
@@ -48,32 +47,6 @@ async function failedDelivery(): Promise<string> {
   return published.body.eventId;
 }
 
-/** Runs the built herald on a pseudo-terminal (util-linux `script`): stdout and stderr are a TTY; colours and cursor moves removed. */
-function runOnTerminal(args: readonly string[]): Promise<{ code: number | null; transcript: string }> {
-  const quote = (word: string) => `'${word.replaceAll("'", "'\\''")}'`;
-  // A pseudo-terminal without a parent terminal is 0 columns wide: give it a size first.
-  const command = `stty cols 160 rows 40 && exec ${[process.execPath, heraldBin, ...args].map(quote).join(' ')}`;
-  // CI makes Ink draw only the final frame; a person's terminal has no CI variable.
-  const env = { PATH: process.env.PATH ?? '', HOME: options.cwd, HERALD_CONFIG_DIR: options.configDir, TERM: 'xterm-256color' };
-  const child = spawn('script', ['-q', '-e', '-c', command, '/dev/null'], { cwd: options.cwd, env, stdio: ['pipe', 'pipe', 'pipe'] });
-  const chunks: Buffer[] = [];
-  child.stdout.on('data', (chunk: Buffer) => chunks.push(chunk));
-  child.stdin.end();
-  return new Promise((resolve, reject) => {
-    child.on('error', reject);
-    child.on('close', (code) => resolve({ code, transcript: stripVTControlCharacters(Buffer.concat(chunks).toString('utf8')) }));
-  });
-}
-
-const hasScript = (() => {
-  try {
-    execFileSync('script', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
-
 describe('webhooks subscribers recover against the real host', () => {
   let recoveryId: string;
 
@@ -96,7 +69,7 @@ describe('webhooks subscribers recover against the real host', () => {
 
   it.skipIf(!hasScript)('on a terminal, --wait draws progress on standard error, then the recovery', async () => {
     await failedDelivery();
-    const { code, transcript } = await runOnTerminal(['webhooks', 'subscribers', 'recover', 'was-down', '--since', '10m', '--wait']);
+    const { code, transcript } = await runOnTerminal(['webhooks', 'subscribers', 'recover', 'was-down', '--since', '10m', '--wait'], options);
     expect(code, transcript).toBe(0);
     expect(transcript).toMatch(/Recovery rec_[0-9a-f]{16} of was-down: (QUEUED|RUNNING), 0 deliveries sent again so far/);
     // The final key/value view (Ink, on stdout).

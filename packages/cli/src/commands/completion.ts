@@ -8,10 +8,11 @@ const tree: Record<string, string> = {
   instance: 'list use remove',
   org: 'use list',
   config: 'get set list',
-  webhooks: 'subscribers deliveries events verify',
+  webhooks: 'subscribers deliveries events event-types trigger verify',
   'webhooks subscribers': 'list get create update delete recover recovery',
   'webhooks deliveries': 'list retry',
   'webhooks events': 'list get send redeliver',
+  'webhooks event-types': 'list get',
   completion: 'bash zsh',
 };
 

@@ -1,16 +1,18 @@
-// `herald webhooks …`: subscribers, deliveries, events, verify.
+// `herald webhooks …`: subscribers, deliveries, events, event types, trigger, verify.
 import { helpFlag, renderHelp, type CommandHelp } from '../args/help.js';
 import { runSubcommand } from '../args/subcommands.js';
 
 export const webhooksHelp: CommandHelp = {
   usage: 'herald webhooks <command>',
-  summary: 'Manage webhook subscribers, read and publish events, redeliver and retry deliveries.',
+  summary: 'Manage webhook subscribers, read and publish events, redeliver, retry and recover deliveries.',
   description: 'On a terminal results are tables; with --json, or when output is piped, they are JSON.',
   flags: [helpFlag],
   subcommands: [
-    ['subscribers', 'List, show, create, update and delete subscribers'],
+    ['subscribers', 'List, show, create, update and delete subscribers; recover their deliveries'],
     ['deliveries', 'Recent delivery attempts of one subscriber; retry one delivery'],
     ['events', 'List, show, send and redeliver events'],
+    ['event-types', 'The event types the instance publishes (its catalog)'],
+    ['trigger', "Publish a test event of a type with the type's documented example as data"],
     ['verify', 'Check the signature of a saved delivery'],
   ],
   examples: [
@@ -20,6 +22,9 @@ export const webhooksHelp: CommandHelp = {
     'herald webhooks events list --status FAILED',
     'herald webhooks events send --type apikey.generated --aggregate-id key-1 --data @data.json',
     'herald webhooks events redeliver 0f9c2a4e-…',
+    'herald webhooks event-types',
+    'herald webhooks trigger apikey.generated',
+    'herald webhooks subscribers recover billing --since 2h --wait',
     'herald webhooks deliveries retry 7d0c… --event 0f9c2a4e-…',
     'herald webhooks verify --body body.json --headers headers.txt --secret-file secret.txt',
   ],
@@ -33,6 +38,8 @@ export function runWebhooks(argv: readonly string[]): Promise<number> {
       subscribers: async (rest) => (await import('./subscribers.js')).runSubscribers(rest),
       deliveries: async (rest) => (await import('./subscribers.js')).runDeliveries(rest),
       events: async (rest) => (await import('./events.js')).runEvents(rest),
+      'event-types': async (rest) => (await import('./event-types.js')).runEventTypes(rest),
+      trigger: async (rest) => (await import('./trigger.js')).runTrigger(rest),
       verify: async (rest) => (await import('./verify.js')).runVerify(rest),
     },
     renderHelp(webhooksHelp),

@@ -1,0 +1,73 @@
+// `herald webhooks event-types [list]` and `event-types get TYPE`: the host's event catalog.
+import { booleanFlag, type FlagSpec } from '../args/parse.js';
+import { helpFlag, renderHelp, type CommandHelp } from '../args/help.js';
+import { parseCommand, runSubcommand } from '../args/subcommands.js';
+import { activeInstance, openConfigStore } from '../context.js';
+import { ExitCode } from '../errors.js';
+import { callApi } from '../http/client.js';
+import { writeOut } from '../io.js';
+import { printResult, withProgress, type Column } from '../output.js';
+import { resourcePath } from './subscriber-request.js';
+
+const jsonFlag: FlagSpec = { name: 'json', kind: 'boolean', description: 'Print JSON even on a terminal' };
+const columns: readonly Column[] = [
+  { header: 'TYPE', path: 'type' },
+  { header: 'SENSITIVE', path: 'sensitive' },
+  { header: 'DESCRIPTION', path: 'description' },
+];
+
+const listHelp: CommandHelp = {
+  usage: 'herald webhooks event-types [list] [--json]',
+  summary: 'List the event types the instance publishes, its catalog (needs scope dp:event:read).',
+  description: 'The word "list" may be left out. Each type may carry a description, sensitive fields, a data schema and an example.',
+  flags: [jsonFlag, helpFlag],
+  examples: ['herald webhooks event-types', "herald webhooks event-types --json | jq -r '.list[].type'"],
+};
+const getHelp: CommandHelp = {
+  usage: 'herald webhooks event-types get <type> [--json]',
+  summary: 'Show one event type: description, sensitive fields, data schema and example.',
+  flags: [jsonFlag, helpFlag],
+  examples: ['herald webhooks event-types get apikey.generated', 'herald webhooks event-types get apikey.generated --json | jq .example'],
+};
+export const eventTypesHelp: CommandHelp = {
+  usage: 'herald webhooks event-types [list | get <type>]',
+  summary: 'Read the event catalog (/api/v0.9/webhook-event-types).',
+  flags: [helpFlag],
+  subcommands: [
+    ['list', `${listHelp.summary} (the default)`],
+    ['get', getHelp.summary],
+  ],
+  examples: ['herald webhooks event-types', 'herald webhooks event-types get apikey.generated'],
+};
+
+async function list(argv: readonly string[]): Promise<number> {
+  const args = await parseCommand(argv, listHelp, 'herald webhooks event-types list', []);
+  if (!args) return ExitCode.ok;
+  const json = booleanFlag(args, 'json');
+  const instance = activeInstance(openConfigStore());
+  const { data } = await withProgress('Loading event types', () => callApi(instance, { method: 'GET', endpoint: '/api/v0.9/webhook-event-types' }), json);
+  await printResult(data, { kind: 'table', columns }, json);
+  return ExitCode.ok;
+}
+
+async function get(argv: readonly string[]): Promise<number> {
+  const args = await parseCommand(argv, getHelp, 'herald webhooks event-types get', ['type']);
+  if (!args) return ExitCode.ok;
+  const json = booleanFlag(args, 'json');
+  const endpoint = resourcePath('webhook-event-types', args.positionals[0] as string);
+  const instance = activeInstance(openConfigStore());
+  const { data } = await withProgress('Loading event type', () => callApi(instance, { method: 'GET', endpoint }), json);
+  await printResult(data, { kind: 'record' }, json);
+  return ExitCode.ok;
+}
+
+/** Without a subcommand (or with only flags) it lists; `--help` first shows the group's help. */
+export async function runEventTypes(argv: readonly string[]): Promise<number> {
+  const [first] = argv;
+  if (first === '--help' || first === '-h') {
+    await writeOut(renderHelp(eventTypesHelp));
+    return ExitCode.ok;
+  }
+  if (first === undefined || first.startsWith('-')) return list(argv);
+  return runSubcommand('herald webhooks event-types', argv, { list, get }, renderHelp(eventTypesHelp));
+}

@@ -1,0 +1,128 @@
+// `herald webhooks event-types` and `herald webhooks trigger` against the real host configured with an
+// event catalog: the catalog as the API serves it, and a test event published from a type's example.
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestHost, type TestHost } from '../../server/test/support/test-host.js';
+import { seedConfig } from './support/config-fixture.js';
+import { assertBuilt, runHerald, temporaryDirectory, type RunOptions } from './support/run-herald.js';
+import { hasScript, runOnTerminal } from './support/terminal.js';
+
+const keyGenerated = {
+  type: 'apikey.generated',
+  description: 'An API key was generated.',
+  sensitive: ['token'],
+  dataSchema: { type: 'object', required: ['name', 'token'], properties: { name: { type: 'string' }, token: { type: 'string' } } },
+  example: { name: 'ci', token: 'hrd_example_token' },
+};
+const orderCreated = { type: 'order.created', description: 'An order was placed.' };
+
+let host: TestHost;
+let options: RunOptions;
+
+beforeAll(async () => {
+  assertBuilt();
+  // The engine stays off: the published event's rows stay PENDING where the test can read them.
+  host = await startTestHost({ mode: 'api-only', overrides: { eventTypes: [orderCreated, keyGenerated] } });
+  const subscriber = { id: 'keys-hook', displayName: 'Keys', targetUrl: 'http://127.0.0.1:9/never', events: ['apikey.*', 'order.*'], secret: 'keys-hook-secret-0001' };
+  expect((await host.api.post('/api/v0.9/webhook-subscribers', subscriber)).status).toBe(201);
+  options = { configDir: join(temporaryDirectory('herald-cfg-'), 'herald'), cwd: temporaryDirectory('herald-cwd-') };
+  seedConfig(options.configDir, { url: host.host.url, token: host.adminToken });
+}, 120_000);
+afterAll(async () => {
+  await host?.close();
+});
+
+const herald = (args: readonly string[]) => runHerald(args, options);
+const eventCount = async () => (await host.api.get<{ pagination: { total: number } }>('/api/v0.9/webhook-events')).body.pagination.total;
+
+interface EventDetail {
+  eventId: string;
+  eventType: string;
+  aggregateId: string;
+  deliveries: { subscriberId: string }[];
+}
+
+describe('webhooks event-types', () => {
+  it.each([[[]], [['list']], [['--json']]])('event-types %j prints the catalog', async (extra) => {
+    const run = await herald(['webhooks', 'event-types', ...extra]);
+    expect([run.code, run.stderr]).toStrictEqual([0, '']);
+    const catalog = JSON.parse(run.text) as { list: Array<{ type: string }>; count: number };
+    // Herald's own types (herald.*) are listed too; the configured ones follow in type order.
+    expect(catalog.list.filter((entry) => !entry.type.startsWith('herald.'))).toStrictEqual([keyGenerated, { ...orderCreated, sensitive: [] }]);
+    expect(catalog.count).toBe(catalog.list.length);
+  });
+
+  it('get prints one type', async () => {
+    const run = await herald(['webhooks', 'event-types', 'get', 'apikey.generated']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.text)).toStrictEqual(keyGenerated);
+  });
+
+  it('get of a type the catalog lacks is exit 1 with the server\'s 404', async () => {
+    const run = await herald(['webhooks', 'event-types', 'get', 'order.shipped']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('HTTP 404 ORG_NOT_FOUND: Event type "order.shipped" is not in this host\'s catalog');
+  });
+
+  it.skipIf(!hasScript)('on a terminal, the list is a table', async () => {
+    const { code, transcript } = await runOnTerminal(['webhooks', 'event-types'], options);
+    expect(code, transcript).toBe(0);
+    expect(transcript).toMatch(/TYPE\s+SENSITIVE\s+DESCRIPTION/);
+    expect(transcript).toMatch(/apikey\.generated\s+token\s+An API key was generated\./);
+    expect(transcript).toMatch(/order\.created\s+-\s+An order was placed\./);
+  }, 60_000);
+});
+
+describe('webhooks trigger', () => {
+  it("publishes the type's example and tells how to watch it", async () => {
+    const run = await herald(['webhooks', 'trigger', 'apikey.generated']);
+    expect(run.code).toBe(0);
+    const event = JSON.parse(run.text) as EventDetail;
+    expect(event).toMatchObject({ eventType: 'apikey.generated', aggregateId: expect.stringMatching(/^trigger-[0-9a-f]{12}$/) });
+    expect(event.deliveries.map((delivery) => delivery.subscriberId)).toStrictEqual(['keys-hook']);
+    expect(run.stderr).toBe(
+      `Published event ${event.eventId} (apikey.generated, aggregate ${event.aggregateId}) with the type's example as data.\n` +
+        `Watch its deliveries: herald webhooks events get ${event.eventId}\n`,
+    );
+    // The command it names works.
+    const watched = await herald(['webhooks', 'events', 'get', event.eventId]);
+    expect((JSON.parse(watched.text) as EventDetail).eventId).toBe(event.eventId);
+  });
+
+  it('--aggregate-id names the entity', async () => {
+    const run = await herald(['webhooks', 'trigger', 'apikey.generated', '--aggregate-id', 'key-9', '--json']);
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.text)).toMatchObject({ aggregateId: 'key-9' });
+  });
+
+  it('a type without an example is exit 1 saying how to add one; nothing is published', async () => {
+    const before = await eventCount();
+    const run = await herald(['webhooks', 'trigger', 'order.created']);
+    expect([run.code, run.text]).toStrictEqual([1, '']);
+    expect(run.stderr).toContain('herald: event type "order.created" has no example to publish; nothing was published.');
+    expect(run.stderr).toContain('"example" in its entry of eventTypes');
+    expect(run.stderr).toContain('herald webhooks events send --type order.created');
+    expect(await eventCount()).toBe(before);
+  });
+
+  it('a type the catalog lacks is exit 1 with the 404 and a hint; nothing is published', async () => {
+    const before = await eventCount();
+    const run = await herald(['webhooks', 'trigger', 'order.shipped']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('HTTP 404 ORG_NOT_FOUND');
+    expect(run.stderr).toContain("Run 'herald webhooks event-types' for the types this instance publishes.");
+    expect(await eventCount()).toBe(before);
+  });
+
+  it("Herald's own types are documented but cannot be published: the server's refusal, exit 1", async () => {
+    const run = await herald(['webhooks', 'trigger', 'herald.recovery_completed']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('HTTP 400');
+    expect(run.stderr).toContain('reserved');
+  });
+
+  it('without a type it is a usage error', async () => {
+    const run = await herald(['webhooks', 'trigger']);
+    expect([run.code, run.stderr]).toStrictEqual([2, "herald: missing <type> argument\nRun 'herald webhooks trigger --help' for usage.\n"]);
+  });
+});
