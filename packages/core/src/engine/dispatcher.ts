@@ -6,9 +6,10 @@
 // the poll in due order. The fast path may fill at most `FAST_PATH_SHARE` of the slots, so the poll
 // always has room and due retries are never starved by fresh work.
 //
-// Per subscriber at most `perSubscriberConcurrency` attempts are in flight (a saturated subscriber's
-// rows wait in the store, PENDING, and the poll leaves them out); each subscriber has its own
-// connection pool of that size (http/sender.ts), so one hanging receiver holds only its own slots.
+// Per subscriber at most `perSubscriberConcurrency` attempts are in flight — fewer under its own
+// limits, an open breaker or a receiver's 429s (subscriber-gates.ts); a subscriber with no slot has
+// its rows wait in the store, PENDING, and the poll leaves them out. Each subscriber has its own
+// connection pool (http/sender.ts), so one hanging receiver holds only its own slots.
 //
 // Outcomes are group-committed: buffered, and written a batch per command (store.writeOutcomes),
 // with up to `compat.writeConcurrency` batches in flight.
@@ -28,8 +29,8 @@ import {
   type SigningProfile,
 } from './attempt.js';
 import type { Random } from './backoff.js';
-import { allowance, healthyBreaker, recordResult, type Breaker, type Transition } from './breaker.js';
-import { adapt, concurrencyCap, refill, take, tokensAvailable, type Bucket, type SubscriberLimits } from './limits.js';
+import type { Breaker, Transition } from './breaker.js';
+import { SubscriberGates } from './subscriber-gates.js';
 import type { EngineConfig } from './config.js';
 import type { Admission, AdmitRequest, DispatchItem, FastPath, SubscriberForSend } from './fast-path.js';
 import type { HttpSender } from './http/sender.js';
@@ -60,13 +61,8 @@ export interface DispatcherDeps {
 }
 
 export class Dispatcher implements FastPath {
-  private readonly perSubscriber = new Map<string, number>();
-  /** Subscribers whose health is not plainly healthy (breaker.ts); absent means healthy. */
-  private readonly breakers = new Map<string, Breaker>();
-  /** Each subscriber's own limits as last read, its rate bucket and its adaptive cap (limits.ts). */
-  private readonly limits = new Map<string, SubscriberLimits>();
-  private readonly buckets = new Map<string, Bucket>();
-  private readonly adaptive = new Map<string, number>();
+  /** Per-subscriber admission: slots in use, endpoint health, own limits (subscriber-gates.ts). */
+  private readonly gates: SubscriberGates;
   /** Slots of admissions whose rows are being written (released by `release` if that fails). */
   private readonly admitted = new WeakMap<Admission, string[]>();
   /** Outcomes waiting to be written, each with the release of its slot. */
@@ -94,6 +90,19 @@ export class Dispatcher implements FastPath {
   constructor(deps: DispatcherDeps) {
     this.deps = deps;
     this.now = deps.now ?? (() => new Date());
+    this.gates = new SubscriberGates({
+      config: deps.config,
+      logger: deps.logger,
+      onHealthChange: (subscriberId, breaker, transition, previous) => {
+        deps.onHealthChange?.(subscriberId, breaker, transition, previous);
+        if (transition === 'recovered') this.notify();
+      },
+    });
+  }
+
+  /** Health learnt elsewhere (stored by another replica, or before a restart). */
+  seedHealth(states: ReadonlyMap<string, Breaker>): void {
+    this.gates.seedHealth(states);
   }
 
   start(): void {
@@ -143,12 +152,9 @@ export class Dispatcher implements FastPath {
     let longest = 0;
     const slots: string[] = [];
     const accepted = requests.map(({ subscriberId, timeoutMs, maxConcurrency, rateLimitPerSecond }) => {
-      this.learnLimits(subscriberId, { maxConcurrency, rateLimitPerSecond });
+      this.gates.learn(subscriberId, { maxConcurrency, rateLimitPerSecond });
       if (!this.accepting || this.inFlight >= concurrency || this.fastInFlight >= fastCap) return false;
-      // An open breaker's rows wait in the store; its probes are the poll's to choose.
-      if (this.breakers.get(subscriberId)?.state === 'open') return false;
-      if (this.allowanceOf(subscriberId, now.getTime()).slots <= 0) return false;
-      this.takeTokens(subscriberId, 1);
+      if (!this.gates.admitOne(subscriberId, now.getTime())) return false;
       this.occupy(subscriberId, +1);
       this.fastInFlight += 1;
       slots.push(subscriberId);
@@ -216,8 +222,8 @@ export class Dispatcher implements FastPath {
   /** One batch: find due rows, read what sending them needs, claim, launch. Returns rows found. */
   private async pollOnce(free: number): Promise<number> {
     const now = this.now();
-    const found = await this.deps.store.findDue(now, free, this.saturatedSubscribers(now.getTime()));
-    const chosen = this.withinSubscriberLimits(found, free, now.getTime());
+    const found = await this.deps.store.findDue(now, free, this.gates.closed(now.getTime()));
+    const chosen = this.gates.choose(found, free, now.getTime());
     // Rows left out for a busy subscriber are found again once one of its slots frees.
     if (chosen.length < found.length) this.backlog = true;
     if (chosen.length === 0) return 0;
@@ -225,7 +231,7 @@ export class Dispatcher implements FastPath {
     let launched = new Set<string>();
     try {
       const { subscribers, events } = await this.deps.store.loadForSend(chosen);
-      for (const [subscriberId, subscriber] of subscribers) this.learnLimits(subscriberId, subscriber);
+      for (const [subscriberId, subscriber] of subscribers) this.gates.learn(subscriberId, subscriber);
       const longest = Math.max(0, ...chosen.map((row) => subscribers.get(row.subscriberId)?.timeoutMs ?? 0));
       const token = this.newToken();
       const won = await this.deps.store.claim(chosen, token, now, new Date(now.getTime() + longest + this.deps.config.leaseMarginMs));
@@ -248,84 +254,6 @@ export class Dispatcher implements FastPath {
       this.deps.logger.error({ eventId: event._id, err: describeError(error) }, 'the event could not be opened (is its master key configured?)');
       return undefined;
     }
-  }
-
-  private allowanceOf(subscriberId: string, now: number): { slots: number; probe: boolean } {
-    const limits = this.limits.get(subscriberId);
-    const cap = concurrencyCap(this.deps.config.perSubscriberConcurrency, limits, this.adaptive.get(subscriberId));
-    const allowed = allowance(this.breakers.get(subscriberId), this.perSubscriber.get(subscriberId) ?? 0, cap, now);
-    const rate = limits?.rateLimitPerSecond;
-    if (rate === undefined) return allowed;
-    const bucket = refill(this.buckets.get(subscriberId), rate, now);
-    this.buckets.set(subscriberId, bucket);
-    return { ...allowed, slots: Math.min(allowed.slots, tokensAvailable(bucket)) };
-  }
-
-  private learnLimits(subscriberId: string, limits: SubscriberLimits): void {
-    if (limits.maxConcurrency === undefined && limits.rateLimitPerSecond === undefined) {
-      this.limits.delete(subscriberId);
-      this.buckets.delete(subscriberId);
-    } else {
-      this.limits.set(subscriberId, limits);
-    }
-  }
-
-  private takeTokens(subscriberId: string, count: number): void {
-    const bucket = this.buckets.get(subscriberId);
-    if (bucket && this.limits.get(subscriberId)?.rateLimitPerSecond !== undefined) this.buckets.set(subscriberId, take(bucket, count));
-  }
-
-  /** 429/503 halve the subscriber's cap; each other answer raises it again by one. */
-  private noteLoad(subscriberId: string, overloaded: boolean): void {
-    const cap = concurrencyCap(this.deps.config.perSubscriberConcurrency, this.limits.get(subscriberId), undefined);
-    const next = adapt(this.adaptive.get(subscriberId), overloaded, cap);
-    if (next === undefined) this.adaptive.delete(subscriberId);
-    else this.adaptive.set(subscriberId, next);
-    if (overloaded && next !== undefined) this.deps.logger.debug({ subscriberId, concurrency: next }, 'receiver overloaded: concurrency lowered');
-  }
-
-  /** Subscribers the poll must leave out: no slot free, or an open breaker with no probe due. */
-  private saturatedSubscribers(now: number): string[] {
-    const candidates = new Set([...this.perSubscriber.keys(), ...this.breakers.keys(), ...this.limits.keys()]);
-    return [...candidates].filter((id) => this.allowanceOf(id, now).slots <= 0);
-  }
-
-  private withinSubscriberLimits(rows: readonly DeliveryDocument[], free: number, now: number): DeliveryDocument[] {
-    const planned = new Map<string, number>();
-    const chosen: DeliveryDocument[] = [];
-    for (const row of rows) {
-      if (chosen.length >= free) break;
-      const already = planned.get(row.subscriberId) ?? 0;
-      if (already >= this.allowanceOf(row.subscriberId, now).slots) continue;
-      planned.set(row.subscriberId, already + 1);
-      chosen.push(row);
-    }
-    for (const [subscriberId, count] of planned) this.takeTokens(subscriberId, count);
-    return chosen;
-  }
-
-  /** An attempt's result moves its subscriber's breaker; a change of state is reported once. */
-  private noteHealth(subscriberId: string, ok: boolean, error: string | undefined, probe: boolean): void {
-    const policy = this.deps.config.breaker;
-    if (!policy) return;
-    const now = this.now().getTime();
-    const current = this.breakers.get(subscriberId);
-    if (!current && ok) return;
-    const { breaker, transition } = recordResult(current ?? healthyBreaker(now), { ok, error, probe }, now, policy);
-    const settled = breaker.state === 'healthy' && breaker.consecutiveFailures === 0 && (breaker.ramp === null || breaker.ramp >= this.deps.config.perSubscriberConcurrency);
-    if (settled) this.breakers.delete(subscriberId);
-    else this.breakers.set(subscriberId, breaker);
-    if (!transition) return;
-    const fields = { subscriberId, state: breaker.state, consecutiveFailures: breaker.consecutiveFailures, lastError: breaker.lastError };
-    if (transition === 'open') this.deps.logger.warn(fields, 'subscriber keeps failing: its deliveries are held (PENDING, attempts untouched) and probed one at a time');
-    else if (transition === 'recovered') this.deps.logger.info(fields, 'subscriber answers again: its held deliveries drain');
-    this.deps.onHealthChange?.(subscriberId, breaker, transition, current?.state ?? 'healthy');
-    if (transition === 'recovered') this.notify();
-  }
-
-  /** Health learnt elsewhere (stored by another replica, or before a restart). */
-  seedHealth(states: ReadonlyMap<string, Breaker>): void {
-    for (const [subscriberId, breaker] of states) if (!this.breakers.has(subscriberId)) this.breakers.set(subscriberId, breaker);
   }
 
   // ── one attempt ──────────────────────────────────────────────────────────────────────────────
@@ -368,7 +296,7 @@ export class Dispatcher implements FastPath {
         this.record({ row, fields: handedBackFields(startedAt) }, release);
         return;
       }
-      const probe = this.breakers.get(row.subscriberId)?.state === 'open';
+      const probe = this.gates.isOpen(row.subscriberId);
       const keys = attemptKeys(subscriber, this.deps.profile, startedAt, this.deps.keys);
       const { body, encryptedFields } = buildSubscriberBody(payload, keys.field, this.deps.profile);
       const outgoing = buildOutgoing({ row, subscriber, signing: keys.signing, body, profile: this.deps.profile, now: startedAt, userAgent: this.deps.config.userAgent });
@@ -388,8 +316,12 @@ export class Dispatcher implements FastPath {
         this.deps.random,
       );
       this.counters[verdict.status === 'DELIVERED' ? 'delivered' : verdict.status === 'FAILED' ? 'failed' : 'retried'] += 1;
-      this.noteHealth(row.subscriberId, verdict.status === 'DELIVERED', verdict.status === 'DELIVERED' ? undefined : verdict.reason, probe);
-      if (result.kind === 'response') this.noteLoad(row.subscriberId, result.status === 429 || result.status === 503);
+      this.gates.recordAnswer(row.subscriberId, {
+        ok: verdict.status === 'DELIVERED',
+        error: verdict.status === 'DELIVERED' ? undefined : verdict.reason,
+        probe,
+        overloaded: result.kind === 'response' ? result.status === 429 || result.status === 503 : undefined,
+      }, finishedAt.getTime());
       if (verdict.status === 'FAILED') this.deps.onExhausted?.(row, attemptsMade, verdict.reason);
       const record = attemptRecord(attemptsMade, startedAt, result);
       this.record({ row, fields: outcomeFields({ row, record, verdict, now: finishedAt, encryptedFields }), attempt: attemptDocument(row, record) }, release);
@@ -457,9 +389,7 @@ export class Dispatcher implements FastPath {
 
   private occupy(subscriberId: string, delta: number): void {
     this.inFlight += delta;
-    const next = (this.perSubscriber.get(subscriberId) ?? 0) + delta;
-    if (next <= 0) this.perSubscriber.delete(subscriberId);
-    else this.perSubscriber.set(subscriberId, next);
+    this.gates.occupy(subscriberId, delta);
   }
 
   private isIdle(): boolean {
