@@ -1,7 +1,7 @@
 // The console's root: signed out it shows the sign-in form; signed in it restores the session from
 // sessionStorage (checking the token again), and routes between the screens.
 import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
-import { createClient } from './api/client';
+import { ApiError, createClient } from './api/client';
 import { endpoints, loadHostInfo } from './api/endpoints';
 import type { HostInfo, Me } from './api/types';
 import { href, useRoute, type Route } from './router';
@@ -67,7 +67,13 @@ export function App() {
     endpoints(createClient(token))
       .me()
       .then((me) => setSignedIn({ token, me }))
-      .catch(() => signOut('Your saved token is no longer accepted: sign in again.'))
+      .catch((error: unknown) =>
+        signOut(
+          error instanceof ApiError && error.status === 401
+            ? 'Your saved token is no longer accepted: sign in again.'
+            : `Herald could not confirm your session (${error instanceof Error ? error.message : String(error)}): sign in again.`,
+        ),
+      )
       .finally(() => setRestoring(false));
   }, [signOut]);
 
