@@ -2,7 +2,8 @@
 # `make up`: Herald (API + delivery engine) on http://127.0.0.1:8080 in the foreground.
 # MongoDB: $MONGODB_URI if set, else a local mongod if on PATH (data in .data/mongo), else FerretDB
 # from .tools/bin (data in .data/ferretdb). Dev defaults: a generated master key kept in
-# .data/master-key (0600) and an SSRF allow-list that lets deliveries reach loopback.
+# .data/master-key (0600), an SSRF allow-list that lets deliveries reach loopback, and the event
+# catalog of scripts/dev-config.json.
 # Ctrl-C stops Herald (draining in-flight deliveries), then the database it started.
 set -euo pipefail
 
@@ -90,6 +91,9 @@ export HERALD_PORT="${HERALD_PORT:-8080}"
 export HERALD_DATA_DIR="${HERALD_DATA_DIR:-$DATA}"
 # Dev only: deliveries to local receivers (the SSRF guard refuses loopback otherwise).
 export HERALD_SSRF_ALLOW_LIST="${HERALD_SSRF_ALLOW_LIST:-127.0.0.0/8,::1/128}"
+# Dev event catalog: types with descriptions and examples, so `herald webhooks trigger apikey.generated`
+# has something to publish. A config file of your own (HERALD_CONFIG) replaces it.
+export HERALD_CONFIG="${HERALD_CONFIG:-$ROOT/scripts/dev-config.json}"
 url="http://$HERALD_HOST:$HERALD_PORT"
 
 marker="$(mktemp)"
@@ -110,6 +114,7 @@ if [[ -f "$token_file" && "$token_file" -nt "$marker" ]]; then
 fi
 rm -f "$marker"
 say "Herald is up on $url — try: curl -H \"Authorization: Bearer \$(cat .data/bootstrap-token)\" $url/api/v0.9/webhook-subscribers"
+say "or with the CLI: npx herald webhooks event-types; npx herald webhooks trigger apikey.generated"
 if [[ -f "$ROOT/packages/console/dist/index.html" ]]; then
   say "Console: $url/console/ (sign in with the token in ${token_file#"$ROOT/"})"
 else
