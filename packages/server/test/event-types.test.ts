@@ -1,5 +1,7 @@
 // GET /webhook-event-types[/{type}] over real HTTP against a host configured with a catalog, and
 // the start-time checks of that catalog (a schema that compiles, an example that satisfies it).
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/load.js';
 import { problemsOf } from './support/config-problems.js';
@@ -42,6 +44,17 @@ describe('reading the catalog', () => {
       'herald.subscriber_recovered',
     ]);
     expect(response.body.count).toBe(6);
+  });
+
+  it('every served example satisfies the served data schema (the configured types and Herald\'s own)', async () => {
+    const ajv = new Ajv2020({ strict: false, allErrors: true });
+    addFormats.default(ajv);
+    const { list } = (await t.api.get<{ list: EventType[] }>(BASE)).body;
+    for (const entry of list.filter((item) => item.example !== undefined && item.dataSchema !== undefined)) {
+      const check = ajv.compile(entry.dataSchema as object);
+      expect(check(entry.example), `${entry.type}: ${JSON.stringify(check.errors)}`).toBe(true);
+    }
+    expect(list.filter((item) => item.example !== undefined).length).toBeGreaterThan(1);
   });
 
   it('gets one type', async () => {
@@ -101,6 +114,11 @@ describe('checking the catalog at start', () => {
     expect(problems[0]).toContain('eventTypes.1: event type "apikey.generated": example does not match its dataSchema');
     expect(problems[0]).toContain('example.name must be string');
     expect(problems[0]).toContain("must have required property 'token'");
+  });
+
+  it("Herald's own family cannot be configured", () => {
+    const problems = problemsOf(() => load([{ type: 'herald.delivery_exhausted', description: 'mine' }]));
+    expect(problems.join('\n')).toContain('eventTypes.0: event type "herald.delivery_exhausted": the "herald" family is reserved');
   });
 
   it('a data schema that does not compile is refused at load, naming the type', () => {
