@@ -9,6 +9,7 @@ import { registerAuth } from './auth/auth-hooks.js';
 import type { JwtVerifier } from './auth/jwt-verifier.js';
 import type { TokenStore } from './auth/token-store.js';
 import type { HostConfig } from './config/schema.js';
+import { consolePlugin } from './console/plugin.js';
 import { handleClientError } from './errors/client-error.js';
 import { frameworkErrorHandler, installErrorHandling, undeclaredMethodError } from './errors/error-handler.js';
 import type { HostMetrics, MetricSources } from './metrics/host-metrics.js';
@@ -128,5 +129,6 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
     },
     { prefix: MANAGEMENT_API_PREFIX },
   );
+  await app.register(consolePlugin, { readOnly: config.readOnly });
   return app;
 }
