@@ -23,6 +23,19 @@ export interface Catalog extends EventCatalog {
   sensitiveFieldsOf(type: string): string[];
 }
 
+/**
+ * A documented example is what test triggers publish: it must be a JSON object its type accepts,
+ * or the catalog would advertise data the API refuses.
+ */
+function checkExample(definition: EventTypeDefinition, validateData: ValidateFunction | undefined): void {
+  const { type, example } = definition;
+  if (example === undefined) return;
+  if (typeof example !== 'object' || example === null || Array.isArray(example)) throw new ConfigError(`event type "${type}": example must be a JSON object`);
+  if (!validateData || validateData(example)) return;
+  const details = (validateData.errors ?? []).map((error) => `example${error.instancePath.replaceAll('/', '.')} ${error.message ?? 'is invalid'}`).join('; ');
+  throw new ConfigError(`event type "${type}": example does not match its dataSchema: ${details}`);
+}
+
 /** Types of the reserved family may only come from Herald itself (events/operational.ts). */
 export function createCatalog(initial: readonly EventTypeDefinition[] = []): Catalog {
   const ajv = new Ajv({ allErrors: true, strict: false });
@@ -42,6 +55,7 @@ export function createCatalog(initial: readonly EventTypeDefinition[] = []): Cat
           throw new ConfigError(`event type "${definition.type}" has an invalid data schema: ${(error as Error).message}`);
         }
       }
+      checkExample(definition, validateData);
       const sensitive = [...new Set(definition.sensitive ?? [])];
       entries.set(definition.type, { definition: { ...definition, sensitive }, validateData });
     },

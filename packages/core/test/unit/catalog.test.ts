@@ -40,3 +40,11 @@ describe('publish input', () => {
     }
   });
 });
+
+test('an embedder registering a type gets its example checked too', async () => {
+  const { createCatalog } = await import('../../src/events/catalog.js');
+  const catalog = createCatalog();
+  expect(() => catalog.register({ type: 'order.created', dataSchema: { type: 'object', required: ['id'] }, example: { total: 1 } })).toThrow(/example does not match/);
+  expect(() => catalog.register({ type: 'order.created', example: [] as unknown as Record<string, unknown> })).toThrow(/example must be a JSON object/);
+  expect(() => catalog.register({ type: 'order.created', dataSchema: { type: 'object', required: ['id'] }, example: { id: 'o1' } })).not.toThrow();
+});
