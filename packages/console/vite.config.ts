@@ -6,7 +6,9 @@ import { defineConfig } from 'vite';
 export default defineConfig({
   root: fileURLToPath(new URL('.', import.meta.url)),
   base: '/console/',
-  oxc: { jsx: { runtime: 'automatic', importSource: 'preact' } },
+  // Always the production JSX transform: a build started from a test run (NODE_ENV=test) would
+  // otherwise embed source file paths and line numbers in every element.
+  oxc: { jsx: { runtime: 'automatic', importSource: 'preact', development: false } },
   build: {
     outDir: 'dist',
     emptyOutDir: true,

@@ -13,6 +13,7 @@ import { SignIn } from './screens/SignIn';
 import { SubscriberDetail } from './screens/subscribers/SubscriberDetail';
 import { SubscriberForm } from './screens/subscribers/SubscriberForm';
 import { SubscribersList } from './screens/subscribers/SubscribersList';
+import { ErrorBoundary } from './ui/ErrorBoundary';
 import { capabilitiesOf } from './session/capabilities';
 import { SessionContext, type Session } from './session/context';
 import { clearToken, loadToken, saveToken } from './session/token-storage';
@@ -112,7 +113,9 @@ export function App() {
   return (
     <SessionContext.Provider value={session}>
       <Layout route={route} message={flash && flash.hops <= 1 ? flash.text : undefined} onDismissMessage={() => setFlash(undefined)}>
-        <Screen route={route} />
+        <ErrorBoundary resetKey={routeKey}>
+          <Screen route={route} />
+        </ErrorBoundary>
       </Layout>
     </SessionContext.Provider>
   );

@@ -96,6 +96,7 @@ describe('Herald console', () => {
         `(${report.files.map((file) => `${file.path} ${(file.bytes / 1024).toFixed(1)} KiB raw`).join(', ')})`,
     );
     expect(report.inlineScripts).toBe(0);
+    expect(report.development, 'a production build (no source paths in the bundle)').toBe(false);
     expect(report.files.length).toBeGreaterThan(0);
     expect(report.gzipBytes).toBeLessThanOrEqual(BUDGET_GZIP_BYTES);
   });
@@ -162,6 +163,9 @@ describe('Herald console', () => {
       await row.getByText('All delivered').waitFor({ timeout: 30_000 });
       await shots.step('events');
       await expectAccessible(page, 'events');
+      // The list is live: an event published now shows up without a reload.
+      const later = await publish('order.updated');
+      await page.locator(`tr[data-event-id="${later}"]`).getByText('All delivered').waitFor({ timeout: 30_000 });
       await row.getByRole('link', { name: 'order.created' }).click();
       const delivery = page.locator('section.delivery');
       await delivery.locator('li[data-attempt="1"] .badge', { hasText: 'HTTP 200' }).waitFor({ timeout: 30_000 });
@@ -181,6 +185,15 @@ describe('Herald console', () => {
       await shots.step('event-retried-failed');
       await expectAccessible(page, 'event detail with failed attempts');
       receiver.answerWith(200);
+      // Redeliver the whole event (after confirming): the receiver is back, the next attempt succeeds.
+      await page.getByRole('button', { name: 'Redeliver event' }).click();
+      await page.getByRole('dialog', { name: 'Redeliver this event?' }).waitFor();
+      await page.getByRole('button', { name: 'Redeliver', exact: true }).click();
+      await page.getByText('Event queued again for 1 subscriber.').waitFor();
+      await delivery.locator('h3 [data-status="DELIVERED"]').waitFor({ timeout: 30_000 });
+      const lastAttempt = delivery.locator('li[data-attempt]').last();
+      await lastAttempt.locator('.badge', { hasText: 'HTTP 200' }).waitFor();
+      expect(Number(await lastAttempt.getAttribute('data-attempt'))).toBeGreaterThan(2);
 
       // Rotate the secret: the next delivery is signed with the new one.
       await delivery.getByRole('link', { name: 'shop-orders' }).click();

@@ -9,6 +9,8 @@ export interface BundleReport {
   files: { path: string; bytes: number; gzipBytes: number }[];
   gzipBytes: number;
   inlineScripts: number;
+  /** Whether the bundle carries development-only JSX source locations. */
+  development: boolean;
 }
 
 export function initialJavaScript(distDir: string, base = '/console/'): BundleReport {
@@ -21,10 +23,12 @@ export function initialJavaScript(distDir: string, base = '/console/'): BundleRe
     else if ((match[2] ?? '').trim()) inlineScripts += 1;
   }
   for (const match of html.matchAll(/<link\b[^>]*rel="modulepreload"[^>]*href="([^"]+)"/g)) if (match[1]) urls.add(match[1]);
+  let development = false;
   const files = [...urls].map((url) => {
     const path = url.startsWith(base) ? url.slice(base.length) : url.replace(/^\//, '');
     const content = readFileSync(join(distDir, path));
+    if (/fileName:|lineNumber:/.test(content.toString('utf8'))) development = true;
     return { path, bytes: content.length, gzipBytes: gzipSync(content, { level: 9 }).length };
   });
-  return { files, gzipBytes: files.reduce((sum, file) => sum + file.gzipBytes, 0), inlineScripts };
+  return { files, gzipBytes: files.reduce((sum, file) => sum + file.gzipBytes, 0), inlineScripts, development };
 }

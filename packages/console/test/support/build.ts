@@ -18,5 +18,5 @@ export async function ensureConsoleBuilt(): Promise<void> {
   const sources = ['src', 'public', 'index.html', 'vite.config.ts'].map((name) => join(CONSOLE_DIR, name));
   if (existsSync(index) && statSync(index).mtimeMs >= Math.max(...sources.map(newestMtime))) return;
   const { build } = await import('vite');
-  await build({ configFile: join(CONSOLE_DIR, 'vite.config.ts'), logLevel: 'warn' });
+  await build({ configFile: join(CONSOLE_DIR, 'vite.config.ts'), mode: 'production', logLevel: 'warn' });
 }
