@@ -14,6 +14,7 @@ import { eventTypeDefinitions } from './config/event-types.js';
 import type { HostConfig } from './config/schema.js';
 import { readSeedTokensFile } from './config/seed-tokens.js';
 import { createLogger, logFormatFor } from './logging/logger.js';
+import { startTracing } from './telemetry/tracing.js';
 import { HostMetrics } from './metrics/host-metrics.js';
 import { readAttemptDurationsBetween, readQueueStats } from './metrics/queue-stats.js';
 import { ProjectStore } from './projects/project-store.js';
@@ -46,6 +47,7 @@ async function seedTokens(tokens: TokenStore, file: string, logger: Logger): Pro
 
 export async function startHost(config: HostConfig, options: StartHostOptions = {}): Promise<RunningHost> {
   const mode = options.mode ?? 'all';
+  const tracing = startTracing();
   const logger = options.logger ?? createLogger(config.logLevel, undefined, logFormatFor(config.logFormat, process.stdout.isTTY === true));
   // Driver options (timeouts, TLS, pool) come from the URI, so operators tune them in one place;
   // where it is silent, timeouts default to answering within seconds during an outage.
@@ -77,6 +79,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
         ...(config.leaseMarginMs ? { leaseMarginMs: config.leaseMarginMs } : {}),
         ...(config.maintenanceIntervalMs ? { maintenanceIntervalMs: config.maintenanceIntervalMs } : {}),
         ...(config.breaker !== undefined ? { breaker: config.breaker } : {}),
+        ...(config.deliveryTraceparent ? { traceparentHeader: true } : {}),
       },
       logger: logger.child({ component: 'core' }),
     });
@@ -121,6 +124,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
           await startedApp.close();
           await core.stop({ drainTimeoutMs: config.drainTimeoutMs });
           await client.close();
+          await tracing?.shutdown().catch((error: unknown) => logger.warn({ err: { message: (error as Error).message } }, 'traces not exported at stop'));
           logger.info('herald-server stopped');
         })();
         return closing;
@@ -130,6 +134,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
     await app?.close().catch(() => undefined);
     await herald?.stop({ drainTimeoutMs: 0 }).catch(() => undefined);
     await client.close().catch(() => undefined);
+    await tracing?.shutdown().catch(() => undefined);
     throw error;
   }
 }

@@ -22,6 +22,8 @@ export interface EngineConfig {
   attemptHistoryLimit: number;
   /** Sent as the Herald user agent. */
   userAgent: string;
+  /** Send the attempt span's W3C `traceparent` header with each delivery. */
+  traceparentHeader: boolean;
   /** Endpoint health (breaker.ts); null: never hold a subscriber's deliveries. */
   breaker: BreakerPolicy | null;
 }
@@ -48,6 +50,7 @@ export function resolveConfig(options: DeliveryOptions): EngineConfig {
     batchSize: positive('batchSize', options.batchSize, 200),
     attemptHistoryLimit: 50,
     userAgent: options.userAgent ?? 'Herald/0.1.0',
+    traceparentHeader: options.traceparentHeader ?? false,
     breaker: options.breaker === false ? null : resolveBreaker(options.breaker ?? {}),
   };
 }

@@ -33,7 +33,9 @@ import type { Breaker, Transition } from './breaker.js';
 import { SubscriberGates } from './subscriber-gates.js';
 import type { EngineConfig } from './config.js';
 import type { Admission, AdmitRequest, DispatchItem, FastPath, SubscriberForSend } from './fast-path.js';
-import type { HttpSender } from './http/sender.js';
+import type { HttpSender, SendResult } from './http/sender.js';
+import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
+import { contextFromTraceparent, traceparentOf, tracer } from '../tracing.js';
 import type { EngineLogger, EngineMetrics } from './index.js';
 import type { KeyCache } from './keys.js';
 import { decide } from './outcome.js';
@@ -300,10 +302,14 @@ export class Dispatcher implements FastPath {
       const keys = attemptKeys(subscriber, this.deps.profile, startedAt, this.deps.keys);
       const { body, encryptedFields } = buildSubscriberBody(payload, keys.field, this.deps.profile);
       const outgoing = buildOutgoing({ row, subscriber, signing: keys.signing, body, profile: this.deps.profile, now: startedAt, userAgent: this.deps.config.userAgent });
-      const result = await this.deps.sender.send({ ...outgoing, signal: this.shutdown.signal });
+      const span = startAttemptSpan(row, probe, startedAt);
+      const traceparent = this.deps.config.traceparentHeader ? traceparentOf(span) : undefined;
+      const result = await this.deps.sender
+        .send({ ...outgoing, headers: traceparent ? { ...outgoing.headers, traceparent } : outgoing.headers, signal: this.shutdown.signal });
       const finishedAt = this.now();
       const attemptsMade = row.attempts + 1;
       if (result.kind === 'error' && this.shutdown.signal.aborted) {
+        endAttemptSpan(span, result, 'INTERRUPTED', finishedAt);
         const record = attemptRecord(attemptsMade, startedAt, { ...result, errorClass: 'INTERRUPTED', message: INTERRUPTED_BY_SHUTDOWN });
         this.record({ row, fields: interruptedFields(row, startedAt, finishedAt), attempt: attemptDocument(row, record) }, release);
         return;
@@ -315,6 +321,7 @@ export class Dispatcher implements FastPath {
         finishedAt.getTime(),
         this.deps.random,
       );
+      endAttemptSpan(span, result, verdict.status, finishedAt);
       this.counters[verdict.status === 'DELIVERED' ? 'delivered' : verdict.status === 'FAILED' ? 'failed' : 'retried'] += 1;
       this.gates.recordAnswer(row.subscriberId, {
         ok: verdict.status === 'DELIVERED',
@@ -400,6 +407,34 @@ export class Dispatcher implements FastPath {
     if (!this.isIdle()) return;
     for (const resolve of this.idleWaiters.splice(0)) resolve();
   }
+}
+
+/** One attempt as a span of its event's publish trace (tracing.ts). */
+function startAttemptSpan(row: DeliveryDocument, probe: boolean, startedAt: Date): Span {
+  return tracer().startSpan(
+    'herald.deliver',
+    {
+      kind: SpanKind.CLIENT,
+      startTime: startedAt,
+      attributes: {
+        'herald.delivery_id': row._id,
+        'herald.event_id': row.eventId,
+        'herald.event_type': row.eventType,
+        'herald.subscriber_id': row.subscriberHandle,
+        'herald.attempt': row.attempts + 1,
+        ...(probe ? { 'herald.probe': true } : {}),
+      },
+    },
+    contextFromTraceparent(row.traceparent),
+  );
+}
+
+function endAttemptSpan(span: Span, result: SendResult, outcome: string, finishedAt: Date): void {
+  span.setAttribute('herald.outcome', outcome);
+  if (result.kind === 'response') span.setAttribute('http.response.status_code', result.status);
+  else span.setAttribute('error.type', result.errorClass);
+  if (outcome !== 'DELIVERED') span.setStatus({ code: SpanStatusCode.ERROR, message: result.kind === 'response' ? `HTTP ${result.status}` : result.errorClass });
+  span.end(finishedAt);
 }
 
 function describeError(error: unknown): { code?: unknown; message: string } {

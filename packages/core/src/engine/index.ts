@@ -56,6 +56,8 @@ export interface DeliveryOptions {
    * at a time on `probeBackoffMs`; `false` turns it off. See engine/breaker.ts.
    */
   breaker?: Partial<BreakerPolicy> | false;
+  /** Send a W3C `traceparent` header (the attempt's span) with each delivery. Default false. */
+  traceparentHeader?: boolean;
 }
 
 export interface EngineLogger {

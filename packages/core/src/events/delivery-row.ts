@@ -5,7 +5,7 @@ import type { DeliveryDocument, EventDocument, SubscriberDocument } from '../sto
 
 /** With a lease the row is written IN_FLIGHT, owned by the engine that admitted it. */
 export function newDeliveryRow(
-  event: Pick<EventDocument, '_id' | 'orgId' | 'eventType' | 'occurredAt'>,
+  event: Pick<EventDocument, '_id' | 'orgId' | 'eventType' | 'occurredAt' | 'traceparent'>,
   subscriber: Pick<SubscriberDocument, '_id' | 'handle' | 'targetUrl'>,
   now: Date,
   lease?: { token: string; leaseUntil: Date },
@@ -31,6 +31,7 @@ export function newDeliveryRow(
     encryptedFields: [],
     createdAt: now,
     updatedAt: now,
+    ...(event.traceparent ? { traceparent: event.traceparent } : {}),
   };
 }
 

@@ -7,7 +7,9 @@ import { findRows } from '../deliveries/rows.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors/index.js';
 import { isDuplicateKeyError } from '../storage/collections.js';
 import type { EventDocument } from '../storage/documents.js';
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { PublishEventInput } from '../schemas/index.js';
+import { traceparentOf, tracer } from '../tracing.js';
 import type { EventService, PublishResult, Scope } from '../types.js';
 import { validateEventStatus, validatePageQuery } from '../validation/page.js';
 import { newEventDocument } from './event-document.js';
@@ -52,7 +54,24 @@ export function createEventService(context: CoreContext): InternalEventService {
     return toWebhookEventDetail(event, rows, attempts);
   }
 
-  async function record(scope: Scope, input: PublishEventInput, sensitiveNames: readonly string[], key: string | undefined): Promise<PublishResult> {
+  /** A publish is a span; the event carries its traceparent so attempts join the trace. */
+  function record(scope: Scope, input: PublishEventInput, sensitiveNames: readonly string[], key: string | undefined): Promise<PublishResult> {
+    return tracer().startActiveSpan('herald.publish', { kind: SpanKind.PRODUCER, attributes: { 'herald.org': scope.orgId, 'herald.event_type': input.eventType } }, async (span) => {
+      try {
+        const result = await recordTraced(scope, input, sensitiveNames, key, traceparentOf(span));
+        span.setAttributes({ 'herald.event_id': result.event.eventId, 'herald.deliveries': result.event.deliveries.length, 'herald.created': result.created });
+        return result;
+      } catch (error) {
+        span.recordException(error as Error);
+        span.setStatus({ code: SpanStatusCode.ERROR, message: (error as Error).message });
+        throw error;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  async function recordTraced(scope: Scope, input: PublishEventInput, sensitiveNames: readonly string[], key: string | undefined, traceparent: string | undefined): Promise<PublishResult> {
     const split = splitSensitive(input.data, sensitiveNames);
     const order = Object.keys(input.data);
     const hasSensitive = Object.keys(split.sensitiveValues).length > 0;
@@ -73,6 +92,7 @@ export function createEventService(context: CoreContext): InternalEventService {
         ? undefined
         : publishFingerprint({ ...input, publicData: split.publicData, sensitiveNames: Object.keys(split.sensitiveValues) });
     if (fingerprint !== undefined) draft.requestFingerprint = fingerprint;
+    if (traceparent !== undefined) draft.traceparent = traceparent;
     try {
       const result = await batcher.publish(draft, eventPayload(draft, split, order));
       return { event: toWebhookEvent(result.event, result.rows), created: true };

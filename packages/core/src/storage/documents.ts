@@ -101,6 +101,8 @@ export interface EventDocument {
   openDeliveries: number;
   failedDeliveries: number;
   updatedAt: Date;
+  /** W3C traceparent of the publish span (tracing.ts), when the publish was traced. */
+  traceparent?: string;
 }
 
 export interface AttemptRecord {
@@ -144,6 +146,8 @@ export interface DeliveryDocument {
   settledBy?: string | null;
   createdAt: Date;
   updatedAt: Date;
+  /** The event's traceparent: each attempt is a span of the publish's trace. */
+  traceparent?: string;
 }
 
 /** One attempt of one delivery, append-only (collection `delivery_attempts`). */

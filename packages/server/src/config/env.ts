@@ -23,6 +23,7 @@ export const ENV_NAMES: Record<string, string> = {
   leaseMarginMs: 'HERALD_LEASE_MARGIN',
   maintenanceIntervalMs: 'HERALD_MAINTENANCE_INTERVAL',
   breaker: 'HERALD_BREAKER',
+  deliveryTraceparent: 'HERALD_DELIVERY_TRACEPARENT',
   logLevel: 'HERALD_LOG_LEVEL',
   logFormat: 'HERALD_LOG_FORMAT',
   dataDir: 'HERALD_DATA_DIR',
@@ -115,6 +116,7 @@ export function configFromEnv(env: Env, readFile: (path: string) => string): Raw
   set('leaseMarginMs', text('HERALD_LEASE_MARGIN') && durationOrRaw(text('HERALD_LEASE_MARGIN')!));
   set('maintenanceIntervalMs', text('HERALD_MAINTENANCE_INTERVAL') && durationOrRaw(text('HERALD_MAINTENANCE_INTERVAL')!));
   set('breaker', text('HERALD_BREAKER') && breakerOrRaw(text('HERALD_BREAKER')!));
+  set('deliveryTraceparent', text('HERALD_DELIVERY_TRACEPARENT') && booleanOrRaw(text('HERALD_DELIVERY_TRACEPARENT')!));
   set('logLevel', text('HERALD_LOG_LEVEL'));
   set('logFormat', text('HERALD_LOG_FORMAT'));
   set('dataDir', text('HERALD_DATA_DIR'));

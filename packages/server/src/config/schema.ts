@@ -78,6 +78,9 @@ export const HostConfig = Type.Object(
         { description: 'Endpoint health: hold a subscriber after `failures` failed attempts in a row with no success for `windowMs`; false turns it off (docs/operations.md).' },
       ),
     ),
+    deliveryTraceparent: Type.Optional(
+      Type.Boolean({ description: "Send each delivery attempt's W3C traceparent header (OpenTelemetry; see docs/server.md)." }),
+    ),
     logLevel: Type.Union(LOG_LEVELS.map((level) => Type.Literal(level)), { default: 'info' }),
     logFormat: Type.Optional(
       Type.Union([Type.Literal('json'), Type.Literal('pretty')], { description: 'Log line format; default pretty on a terminal, JSON otherwise.' }),

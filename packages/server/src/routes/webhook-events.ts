@@ -3,7 +3,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { SCOPES } from '../auth/scopes.js';
-import { NotFoundError, schemas } from '@herald/core';
+import { contextFromTraceparent, NotFoundError, schemas } from '@herald/core';
+import { context } from '@opentelemetry/api';
 import { bodyErrorResponses, coreScope, errorResponses, locationUrl, NoQuery } from './common.js';
 import type { WebhookRouteOptions } from './webhook-subscribers.js';
 
@@ -75,11 +76,15 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> 
     },
     async (request, reply) => {
       const idempotencyKey = request.headers['idempotency-key'];
-      const { event, created } = await herald.events.publish(
-        coreScope(request, orgId),
-        // The schema admits any JSON object as `data`; TypeBox infers it as `object`.
-        { ...request.body, data: request.body.data as Record<string, unknown> },
-        idempotencyKey ? { idempotencyKey } : undefined,
+      // The caller's W3C trace context, if any, is the publish span's parent (core's tracing.ts).
+      const traceparent = typeof request.headers.traceparent === 'string' ? request.headers.traceparent : undefined;
+      const { event, created } = await context.with(contextFromTraceparent(traceparent, context.active()), () =>
+        herald.events.publish(
+          coreScope(request, orgId),
+          // The schema admits any JSON object as `data`; TypeBox infers it as `object`.
+          { ...request.body, data: request.body.data as Record<string, unknown> },
+          idempotencyKey ? { idempotencyKey } : undefined,
+        ),
       );
       const location = locationUrl(request, options.publicBaseUrl, `${options.basePath}/webhook-events/${encodeURIComponent(event.eventId)}`);
       return reply.code(created ? 201 : 200).header('location', location).send(event);
