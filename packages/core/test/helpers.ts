@@ -1,5 +1,6 @@
 // Shared set-up for core's database tests: a Herald on its own test database, with a recording
 // engine in place of the delivery engine (delivery itself is tested under test/engine).
+import { DeliveryStats } from '../src/engine/stats.js';
 import { randomBytes } from 'node:crypto';
 import type { DeliveryEngine, EngineDeps } from '../src/engine/index.js';
 import { NO_FAST_PATH } from '../src/engine/fast-path.js';
@@ -33,7 +34,7 @@ export function recordingEngine(): RecordingEngine {
     release: () => undefined,
     notify() { engine.notified += 1; },
     get running() { return running; },
-    metrics: () => ({ inFlight: 0, delivered: 0, failed: 0, retried: 0 }),
+    metrics: () => ({ inFlight: 0, delivered: 0, failed: 0, retried: 0, bySubscriber: [], firstAttemptLatency: new DeliveryStats().firstAttemptLatency() }),
   };
   return engine;
 }

@@ -82,6 +82,9 @@ it('delivers a published event to the subscriber, signed and encrypted, and reco
   expect(metrics).toMatch(/herald_delivery_attempts_total\{outcome="delivered"\} [1-9]/);
   expect(metrics).toMatch(/herald_delivery_attempt_duration_seconds_count [1-9]/);
   expect(metrics).toMatch(/herald_delivery_queue_depth 0/);
+  expect(metrics).toMatch(/herald_subscriber_attempts_total\{org="default",subscriber="e2e-sink",outcome="delivered"\} [1-9]/);
+  expect(metrics).toMatch(/herald_delivery_first_attempt_latency_seconds_count [1-9]/);
+  expect(metrics).toMatch(/herald_delivery_first_attempt_latency_seconds_bucket\{le="\+Inf"\} [1-9]/);
   expect(t.logs.join('\n')).not.toContain(SECRET);
 });
 

@@ -30,6 +30,7 @@ import {
 } from './attempt.js';
 import type { Random } from './backoff.js';
 import type { Breaker, Transition } from './breaker.js';
+import type { DeliveryStats } from './stats.js';
 import { SubscriberGates } from './subscriber-gates.js';
 import type { EngineConfig } from './config.js';
 import type { Admission, AdmitRequest, DispatchItem, FastPath, SubscriberForSend } from './fast-path.js';
@@ -58,6 +59,8 @@ export interface DispatcherDeps {
   random?: Random;
   /** A subscriber's health changed state (breaker.ts): persist it, tell the operators. */
   onHealthChange?(subscriberId: string, breaker: Breaker, transition: Exclude<Transition, undefined>, previous: Breaker['state']): void;
+  /** This process's delivery figures (stats.ts). */
+  stats?: DeliveryStats;
   /** A delivery ended FAILED after being attempted (its retries ran out, or the receiver said 410). */
   onExhausted?(row: DeliveryDocument, attempts: number, reason: string): void;
 }
@@ -114,7 +117,7 @@ export class Dispatcher implements FastPath {
     this.notify();
   }
 
-  metrics(): EngineMetrics {
+  metrics(): Pick<EngineMetrics, 'inFlight' | 'delivered' | 'failed' | 'retried'> {
     return { inFlight: this.inFlight, ...this.counters };
   }
 
@@ -322,7 +325,9 @@ export class Dispatcher implements FastPath {
         this.deps.random,
       );
       endAttemptSpan(span, result, verdict.status, finishedAt);
-      this.counters[verdict.status === 'DELIVERED' ? 'delivered' : verdict.status === 'FAILED' ? 'failed' : 'retried'] += 1;
+      const outcome = verdict.status === 'DELIVERED' ? 'delivered' : verdict.status === 'FAILED' ? 'failed' : 'retried';
+      this.counters[outcome] += 1;
+      this.deps.stats?.record(row, outcome, finishedAt);
       this.gates.recordAnswer(row.subscriberId, {
         ok: verdict.status === 'DELIVERED',
         error: verdict.status === 'DELIVERED' ? undefined : verdict.reason,

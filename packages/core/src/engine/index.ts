@@ -14,6 +14,7 @@ import type { EventDocument, SealedSecret } from '../storage/documents.js';
 import { isOperationalEventType } from '../events/matching.js';
 import { OPERATIONAL_EVENTS, type EmitOperational } from '../events/operational.js';
 import type { BreakerPolicy } from './breaker.js';
+import { DeliveryStats, type LatencyHistogram, type SubscriberFigures } from './stats.js';
 import { resolveConfig } from './config.js';
 import { Dispatcher } from './dispatcher.js';
 import { NO_FAST_PATH, type FastPath } from './fast-path.js';
@@ -95,6 +96,10 @@ export interface EngineMetrics {
   delivered: number;
   failed: number;
   retried: number;
+  /** Attempts of this process per subscriber, by outcome (engine/stats.ts). */
+  bySubscriber: SubscriberFigures[];
+  /** Publish to end of first attempt, this process. */
+  firstAttemptLatency: LatencyHistogram;
 }
 
 export interface DeliveryEngine extends FastPath {
@@ -116,6 +121,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
   let running = false;
   let starting: Promise<void> | undefined;
   const totals = { delivered: 0, failed: 0, retried: 0 };
+  const stats = new DeliveryStats();
 
   const maintenance = createMaintenance({
     db: deps.compat.separateJobStore ? deps.db.client.db(`${deps.db.databaseName}_jobs`) : deps.db,
@@ -144,6 +150,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
           logger: deps.logger,
           keys,
           payloadOf: deps.payloadOf,
+          stats,
           onHealthChange: (subscriberId, breaker, transition, previous) => {
             store.saveHealth(subscriberId, breaker, new Date()).catch((error: unknown) =>
               deps.logger.warn({ subscriberId, err: { message: (error as Error).message } }, 'subscriber health not recorded'),
@@ -207,6 +214,8 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
         delivered: totals.delivered + live.delivered,
         failed: totals.failed + live.failed,
         retried: totals.retried + live.retried,
+        bySubscriber: stats.bySubscriber(),
+        firstAttemptLatency: stats.firstAttemptLatency(),
       };
     },
   };

@@ -1,7 +1,7 @@
 // The host's Prometheus series: HTTP requests by route and status (recorded by hooks), delivery
 // figures from the engine (this process) and the queue (MongoDB, cluster-wide).
 import type { FastifyInstance } from 'fastify';
-import { Counter, Histogram, renderMetrics, Sampled } from './prometheus.js';
+import { Counter, Histogram, HistogramSnapshot, renderMetrics, Sampled } from './prometheus.js';
 import type { QueueStats } from './queue-stats.js';
 
 export interface EngineFigures {
@@ -10,6 +10,8 @@ export interface EngineFigures {
   delivered: number;
   failed: number;
   retried: number;
+  bySubscriber: Array<{ orgId: string; subscriber: string; delivered: number; failed: number; retried: number }>;
+  firstAttemptLatency: { bounds: readonly number[]; cumulative: number[]; sum: number; count: number };
 }
 
 export interface MetricSources {
@@ -65,6 +67,18 @@ export class HostMetrics {
           : [],
       ),
       this.attemptDuration,
+      new Sampled('herald_subscriber_attempts_total', 'Delivery attempts finished by this process per subscriber, by outcome (success rate = delivered / all).', 'counter', () =>
+        (engine?.bySubscriber ?? []).flatMap(({ orgId, subscriber, delivered, failed, retried }) => [
+          { labels: { org: orgId, subscriber, outcome: 'delivered' }, value: delivered },
+          { labels: { org: orgId, subscriber, outcome: 'failed' }, value: failed },
+          { labels: { org: orgId, subscriber, outcome: 'retried' }, value: retried },
+        ]),
+      ),
+      new HistogramSnapshot(
+        'herald_delivery_first_attempt_latency_seconds',
+        'From publish to the end of a delivery\'s first attempt, this process.',
+        () => engine?.firstAttemptLatency,
+      ),
       new Sampled('herald_deliveries', 'Delivery rows in the database by status (cluster-wide).', 'gauge', () =>
         Object.entries(queue.byStatus).map(([status, value]) => ({ labels: { status }, value })),
       ),

@@ -94,6 +94,25 @@ export class Histogram implements Metric {
   }
 }
 
+/** A histogram another component keeps (cumulative buckets), rendered as it stands. */
+export class HistogramSnapshot implements Metric {
+  constructor(
+    readonly name: string,
+    private readonly help: string,
+    private readonly snapshot: () => { bounds: readonly number[]; cumulative: number[]; sum: number; count: number } | undefined,
+  ) {}
+
+  render(): string {
+    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
+    const current = this.snapshot();
+    if (current) {
+      current.bounds.forEach((bound, index) => lines.push(`${this.name}_bucket${labelText({ le: String(bound) })} ${current.cumulative[index] ?? 0}`));
+      lines.push(`${this.name}_bucket${labelText({ le: '+Inf' })} ${current.count}`, `${this.name}_sum ${current.sum}`, `${this.name}_count ${current.count}`);
+    }
+    return lines.join('\n');
+  }
+}
+
 export function renderMetrics(metrics: Metric[]): string {
   return `${metrics.map((metric) => metric.render()).join('\n')}\n`;
 }
