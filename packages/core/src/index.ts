@@ -9,6 +9,7 @@ export type {
   HeraldHealth,
   HeraldLogger,
   HeraldOptions,
+  ListenerOptions,
   MasterKeys,
   MongoConnection,
   PrincipalDirectory,

@@ -21,6 +21,9 @@ import { meRoutes } from './routes/me.js';
 import { opsRoutes, type Readiness } from './routes/ops.js';
 import { webhookEventTypeRoutes } from './routes/webhook-event-types.js';
 import { webhookEventRoutes } from './routes/webhook-events.js';
+import { webhookListenRoutes } from './routes/webhook-listen.js';
+import { listenInternalRoute } from './listen/internal-route.js';
+import { ListenerRegistry } from './listen/registry.js';
 import { webhookSubscriberRoutes } from './routes/webhook-subscribers.js';
 import { RouteTable } from './routing/route-table.js';
 import { typeboxValidatorCompiler } from './validation/validator-compiler.js';
@@ -40,6 +43,8 @@ export interface AppDeps {
   metrics: HostMetrics;
   metricSources: MetricSources;
   readiness(): Promise<Readiness>;
+  /** This host's origin as its own engine reaches it (`herald webhooks listen`); absent: no listening. */
+  selfOrigin?: () => string | undefined;
 }
 
 export interface AppOptions {
@@ -94,6 +99,8 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
   });
   if (!options.api) return app;
 
+  const listeners = new ListenerRegistry();
+  await app.register(listenInternalRoute, { registry: listeners });
   const auth = { tokens: deps.tokens, jwtVerifier: deps.jwtVerifier, orgId: config.org, readOnly: config.readOnly };
   await app.register(
     async (webhookApi) => {
@@ -107,6 +114,13 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
       await webhookApi.register(webhookSubscriberRoutes, routeOptions);
       await webhookApi.register(webhookEventRoutes, routeOptions);
       await webhookApi.register(webhookEventTypeRoutes, routeOptions);
+      await webhookApi.register(webhookListenRoutes, {
+        herald: deps.herald,
+        orgId: config.org,
+        registry: listeners,
+        readOnly: config.readOnly,
+        selfOrigin: deps.selfOrigin ?? (() => undefined),
+      });
     },
     { prefix: WEBHOOK_API_PREFIX },
   );

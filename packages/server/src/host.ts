@@ -18,6 +18,7 @@ import { startTracing } from './telemetry/tracing.js';
 import { HostMetrics } from './metrics/host-metrics.js';
 import { readAttemptDurationsBetween, readQueueStats } from './metrics/queue-stats.js';
 import { ProjectStore } from './projects/project-store.js';
+import { LISTEN_PATH } from './listen/registry.js';
 
 export type HostMode = 'all' | 'api-only' | 'engine-only';
 
@@ -45,6 +46,13 @@ async function seedTokens(tokens: TokenStore, file: string, logger: Logger): Pro
   }
 }
 
+/** The address this process reaches itself on: a wildcard bind is reached over loopback. */
+function loopbackFor(host: string): string {
+  if (host === '0.0.0.0' || host === '') return '127.0.0.1';
+  if (host === '::') return '[::1]';
+  return host.includes(':') ? `[${host}]` : host;
+}
+
 export async function startHost(config: HostConfig, options: StartHostOptions = {}): Promise<RunningHost> {
   const mode = options.mode ?? 'all';
   const tracing = startTracing();
@@ -65,6 +73,8 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
     const bootstrap = mode === 'engine-only' ? undefined : await ensureBootstrapToken(db, tokens, config.dataDir);
     if (config.seedTokensFile && mode !== 'engine-only') await seedTokens(tokens, config.seedTokensFile, logger);
 
+    // Known once the app listens; until then (and without an engine here) nothing is exempted.
+    let selfOrigin: string | undefined;
     const core = await createHerald({
       mongo: { client, dbName: config.mongodbDbName },
       masterKeys: config.masterKeys,
@@ -80,6 +90,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
         ...(config.maintenanceIntervalMs ? { maintenanceIntervalMs: config.maintenanceIntervalMs } : {}),
         ...(config.breaker !== undefined ? { breaker: config.breaker } : {}),
         ...(config.deliveryTraceparent ? { traceparentHeader: true } : {}),
+        selfTargetPrefix: () => (selfOrigin === undefined ? undefined : `${selfOrigin}${LISTEN_PATH}`),
       },
       logger: logger.child({ component: 'core' }),
     });
@@ -103,6 +114,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
           attemptDurationsBetween: (since, until) => readAttemptDurationsBetween(db, since, until),
         },
         readiness: () => core.health(),
+        selfOrigin: () => selfOrigin,
       },
       { api: mode !== 'engine-only', engineEnabled },
     );
@@ -110,6 +122,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
     const address = app.server.address();
     const port = typeof address === 'object' && address ? address.port : config.port;
     const url = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+    if (mode === 'all') selfOrigin = `http://${loopbackFor(config.host)}:${port}`;
     logger.info({ url, mode, org: config.org, readOnly: config.readOnly }, 'herald-server listening');
 
     let closing: Promise<void> | undefined;

@@ -1,4 +1,4 @@
-// `herald webhooks …`: subscribers, deliveries, events, event types, trigger, verify.
+// `herald webhooks …`: subscribers, deliveries, events, event types, trigger, verify, listen.
 import { helpFlag, renderHelp, type CommandHelp } from '../args/help.js';
 import { runSubcommand } from '../args/subcommands.js';
 
@@ -14,6 +14,7 @@ export const webhooksHelp: CommandHelp = {
     ['event-types', 'The event types the instance publishes (its catalog)'],
     ['trigger', "Publish a test event of a type with the type's documented example as data"],
     ['verify', 'Check the signature of a saved delivery'],
+    ['listen', 'Forward real, signed deliveries to a receiver on this machine'],
   ],
   examples: [
     'herald webhooks subscribers list',
@@ -27,6 +28,7 @@ export const webhooksHelp: CommandHelp = {
     'herald webhooks subscribers recover billing --since 2h --wait',
     'herald webhooks deliveries retry 7d0c… --event 0f9c2a4e-…',
     'herald webhooks verify --body body.json --headers headers.txt --secret-file secret.txt',
+    "herald webhooks listen --forward-to http://localhost:3000/hooks --events 'apikey.*'",
   ],
 };
 
@@ -41,6 +43,7 @@ export function runWebhooks(argv: readonly string[]): Promise<number> {
       'event-types': async (rest) => (await import('./event-types.js')).runEventTypes(rest),
       trigger: async (rest) => (await import('./trigger.js')).runTrigger(rest),
       verify: async (rest) => (await import('./verify.js')).runVerify(rest),
+      listen: async (rest) => (await import('./listen.js')).runListen(rest),
     },
     renderHelp(webhooksHelp),
   );

@@ -59,6 +59,13 @@ export interface DeliveryOptions {
   breaker?: Partial<BreakerPolicy> | false;
   /** Send a W3C `traceparent` header (the attempt's span) with each delivery. Default false. */
   traceparentHeader?: boolean;
+  /**
+   * The embedding host's own listen endpoint, e.g. `http://127.0.0.1:8080/internal/listen/`: target
+   * URLs starting with exactly this prefix skip the SSRF guard (the host relays them to a CLI
+   * listener). A function because the host knows its bound port only after the engine started.
+   * Nothing else on loopback is exempted.
+   */
+  selfTargetPrefix?: () => string | undefined;
 }
 
 export interface EngineLogger {
@@ -140,7 +147,11 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
       if (running) return;
       starting ??= (async () => {
         await store.ensureIndexes();
-        sender = deps.sender ?? createHttpSender({ ssrfAllowList: config.ssrfAllowList, connectionsPerOrigin: config.perSubscriberConcurrency });
+        sender = deps.sender ?? createHttpSender({
+          ssrfAllowList: config.ssrfAllowList,
+          connectionsPerOrigin: config.perSubscriberConcurrency,
+          selfTargetPrefix: deps.options.selfTargetPrefix,
+        });
         dispatcher = new Dispatcher({
           store,
           sender,

@@ -38,6 +38,8 @@ export interface SubscriberDocument {
   updatedAt: Date;
   /** Incremented by every update; the condition of the optimistic-concurrency replace. */
   revision: number;
+  /** Present on ephemeral CLI listeners only (types.ts ListenerOptions). */
+  listener?: { expiresAt: Date };
 }
 
 /**

@@ -93,8 +93,9 @@ export function createSubscriberService(context: CoreContext): SubscriberService
   }
 
   return {
-    async create(scope, input) {
+    async create(scope, input, options = {}) {
       const document = newSubscriberDocument(validateSubscriberCreate(input), changeContext(scope));
+      if (options.listener) document.listener = { expiresAt: options.listener.expiresAt };
       await addToBuckets(collections, scope.orgId, document._id, indexedKeys(document));
       try {
         await collections.subscribers.insertOne(document);
@@ -114,7 +115,7 @@ export function createSubscriberService(context: CoreContext): SubscriberService
 
     async list(scope, query = {}) {
       const { limit, offset } = validatePageQuery(query);
-      const filter = { orgId: scope.orgId };
+      const filter = query.listeners === true ? { orgId: scope.orgId } : { orgId: scope.orgId, listener: { $exists: false } };
       const [documents, total] = await Promise.all([
         collections.subscribers.find(filter).sort({ createdAt: 1, handle: 1 }).skip(offset).limit(limit).toArray(),
         collections.subscribers.countDocuments(filter),
@@ -178,6 +179,23 @@ export function createSubscriberService(context: CoreContext): SubscriberService
         await bumpSubscribersRevision(collections, scope.orgId);
         cancelInBackground(current._id, CANCELLED_DELETED, context.now());
       });
+    },
+
+    async renewListener(scope, handle, expiresAt) {
+      const result = await collections.subscribers.updateOne(
+        { orgId: scope.orgId, handle, listener: { $exists: true } },
+        { $set: { 'listener.expiresAt': expiresAt } },
+      );
+      return result.matchedCount > 0;
+    },
+
+    async expiredListeners(scope, now) {
+      const expired = await collections.subscribers
+        .find({ orgId: scope.orgId, 'listener.expiresAt': { $lt: now } })
+        .project<{ handle: string }>({ handle: 1 })
+        .limit(100)
+        .toArray();
+      return expired.map((document) => document.handle);
     },
 
     async deliveries(scope, handle) {

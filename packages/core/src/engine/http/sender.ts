@@ -43,6 +43,14 @@ export interface HttpSenderOptions {
   ssrfPolicy?: SsrfPolicy;
   connectionsPerOrigin?: number | undefined;
   keepAliveTimeoutMs?: number;
+  /** URLs starting with this exact prefix go out unguarded (DeliveryOptions.selfTargetPrefix). */
+  selfTargetPrefix?: (() => string | undefined) | undefined;
+}
+
+/** Only an absolute http(s) prefix with a path counts, so a misconfiguration never exempts a whole origin. */
+export function isSelfTarget(url: string, prefix: string | undefined): boolean {
+  if (prefix === undefined || !/^https?:\/\/[^/]+\/.+\/$/.test(prefix)) return false;
+  return url.startsWith(prefix) && !url.slice(prefix.length).includes('..');
 }
 
 /** Pools unused for this long are closed. */
@@ -54,6 +62,9 @@ export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
   const newAgent = (): Agent =>
     new Agent({ connections: options.connectionsPerOrigin ?? 32, keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000, connect });
   const shared = newAgent();
+  // Its own pool without the guard: used only for the host's self target (isSelfTarget).
+  let self: Agent | undefined;
+  const selfAgent = (): Agent => (self ??= new Agent({ connections: options.connectionsPerOrigin ?? 32, keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000 }));
   const pools = new Map<string, { agent: Agent; usedAt: number }>();
   const sweep = setInterval(() => {
     const cutoff = Date.now() - IDLE_POOL_MS;
@@ -99,7 +110,7 @@ export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
           method: 'POST',
           headers: outgoing.headers,
           body: outgoing.body,
-          dispatcher: agentFor(outgoing.poolKey),
+          dispatcher: isSelfTarget(url.href, options.selfTargetPrefix?.()) ? selfAgent() : agentFor(outgoing.poolKey),
           signal: abort.signal,
           headersTimeout: outgoing.timeoutMs,
           bodyTimeout: outgoing.timeoutMs,
@@ -123,7 +134,7 @@ export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
     },
     async close(force = false) {
       clearInterval(sweep);
-      const agents = [shared, ...[...pools.values()].map((pool) => pool.agent)];
+      const agents = [shared, ...(self ? [self] : []), ...[...pools.values()].map((pool) => pool.agent)];
       pools.clear();
       await Promise.all(agents.map((agent) => (force ? agent.destroy() : agent.close())));
     },
