@@ -39,6 +39,9 @@ test('a delivery is relayed signed, the reply is its outcome, and closing delete
   const list = await t.api.get<{ list: { id: string }[] }>('/api/v0.9/webhook-subscribers');
   expect(list.body.list.map((item) => item.id)).not.toContain(ready.listenerId);
   expect((await t.api.get(`/api/v0.9/webhook-subscribers/${ready.listenerId}`)).status).toBe(200);
+  const withListeners = await t.api.get<{ list: { id: string }[] }>('/api/v0.9/webhook-subscribers?listeners=true');
+  expect(withListeners.body.list.map((item) => item.id)).toContain(ready.listenerId);
+  expect((await t.api.get('/api/v0.9/webhook-subscribers?listeners=maybe')).status).toBe(400);
 
   const published = await t.api.post<{ eventId: string }>('/api/v0.9/webhook-events', { eventType: 'apikey.generated', aggregateId: 'k1', data });
   expect(published.status).toBe(201);

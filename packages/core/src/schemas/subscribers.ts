@@ -201,7 +201,15 @@ export const WebhookSubscriberList = PageOf(WebhookSubscriberListItem, {
 });
 export type WebhookSubscriberList = Static<typeof WebhookSubscriberList>;
 
-export const WebhookSubscriberListQuery = PageQuery;
+export const WebhookSubscriberListQuery = Type.Object(
+  {
+    ...PageQuery.properties,
+    listeners: Type.Optional(
+      Type.Boolean({ description: 'Also list the temporary subscribers of `herald webhooks listen` (left out by default). Default false.' }),
+    ),
+  },
+  { additionalProperties: false },
+);
 export type WebhookSubscriberListQuery = Static<typeof WebhookSubscriberListQuery>;
 
 export const WebhookSubscriberParams = Type.Object({ subscriberId: Type.String({ minLength: 1 }) }, { additionalProperties: false });
