@@ -118,6 +118,24 @@ test('on a terminal-less stdout without --json it prints the secret, a ready lin
   expect(await listen.exit).toBe(0);
 }, 30_000);
 
+test('a receiver that is not running is reported as 502 with the reason, a failed attempt', async () => {
+  // A port that was just free: nothing listens there now.
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const closedPort = (probe.address() as { port: number }).port;
+  await new Promise((resolve) => probe.close(resolve));
+  const listen = startListen(['--forward-to', `http://127.0.0.1:${closedPort}/nothing-here`, '--json']);
+  const ready = JSON.parse(await listen.nextLine()) as { kind: string };
+  expect(ready.kind).toBe('ready');
+  const eventId = await publish();
+  const line = JSON.parse(await listen.nextLine()) as Record<string, unknown>;
+  expect(line).toMatchObject({ eventId, status: 502 });
+  expect(String(line.error)).toContain('connection refused');
+  await expect.poll(async () => (await delivery(eventId))?.lastHttpStatus, { timeout: 10_000 }).toBe(502);
+  listen.child.kill('SIGINT');
+  expect(await listen.exit).toBe(0);
+}, 30_000);
+
 test('bad input is a usage error and opens no listener', async () => {
   const before = received.length;
   for (const args of [['--forward-to', 'ftp://127.0.0.1/x'], ['--forward-to', 'not a url'], ['--forward-to', receiverUrl, '--events', 'Bad Pattern'], []]) {

@@ -7,5 +7,7 @@ export function describeNetworkFailure(error: unknown, url: string): string {
     if (cause.code === 'ECONNREFUSED') return `connection refused by ${url} (is your receiver running?)`;
     return `${cause.code} from ${url}`;
   }
-  return `${url} could not be reached: ${error instanceof Error ? error.message : String(error)}`;
+  // fetch's own refusals (e.g. "bad port" for ports browsers block) carry no code, only words.
+  const reason = typeof cause?.message === 'string' ? cause.message : error instanceof Error ? error.message : String(error);
+  return `${url} could not be reached: ${reason}`;
 }

@@ -92,13 +92,17 @@ export const webhookListenRoutes: FastifyPluginAsyncTypebox<WebhookListenOptions
       reply.hijack();
       const raw = reply.raw;
       raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', 'x-request-id': request.id });
+      // A write after end() would be an 'error' on the response: ended streams are never written to.
+      const write = (text: string): void => {
+        if (!raw.writableEnded && !raw.destroyed) raw.write(text);
+      };
       const send = (event: string, data: unknown): void => {
-        raw.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+        write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
       };
       registry.add({ id, orgId, principalId: request.principal!.id, secret, timeoutMs: LISTENER_TIMEOUT_MS, send, end: () => raw.end() });
       send('ready', { listenerId: id, secret, events });
       const heartbeat = setInterval(() => {
-        raw.write(': heartbeat\n\n');
+        write(': heartbeat\n\n');
         void herald.subscribers.renewListener(system, id, new Date(Date.now() + EXPIRY_MS)).catch(() => undefined);
       }, HEARTBEAT_MS);
       raw.once('close', () => {
