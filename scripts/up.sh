@@ -95,6 +95,9 @@ export HERALD_SSRF_ALLOW_LIST="${HERALD_SSRF_ALLOW_LIST:-127.0.0.0/8,::1/128}"
 # has something to publish. A config file of your own (HERALD_CONFIG) replaces it.
 export HERALD_CONFIG="${HERALD_CONFIG:-$ROOT/scripts/dev-config.json}"
 url="http://$HERALD_HOST:$HERALD_PORT"
+# The dev stack's database for the host's own commands (`herald-server token create`, …):
+# `. .data/dev.env` in another shell points them at it.
+(umask 077 && printf 'export HERALD_MONGODB_URI=%q\nexport HERALD_DATA_DIR=%q\n' "$HERALD_MONGODB_URI" "$HERALD_DATA_DIR" >"$DATA/dev.env")
 
 marker="$(mktemp)"
 detach "$NODE" "$SERVER" start &
