@@ -7,6 +7,8 @@ import type { HostInfo, Me } from './api/types';
 import { href, useRoute, type Route } from './router';
 import { EventDetail } from './screens/events/EventDetail';
 import { EventsList } from './screens/events/EventsList';
+import { EventTypeDetail } from './screens/event-types/EventTypeDetail';
+import { EventTypesList } from './screens/event-types/EventTypesList';
 import { Layout } from './screens/Layout';
 import { NotFound } from './screens/NotFound';
 import { SignIn } from './screens/SignIn';
@@ -37,6 +39,10 @@ function Screen({ route }: { route: Route }) {
       return <EventsList offset={route.offset} status={route.status} />;
     case 'event':
       return <EventDetail id={route.id} />;
+    case 'event-types':
+      return <EventTypesList />;
+    case 'event-type':
+      return <EventTypeDetail type={route.type} />;
     case 'not-found':
       return <NotFound path={route.path} />;
   }

@@ -10,6 +10,8 @@ export type Route =
   | { name: 'subscriber-edit'; id: string }
   | { name: 'events'; offset: number; status?: EventStatus }
   | { name: 'event'; id: string }
+  | { name: 'event-types' }
+  | { name: 'event-type'; type: string }
   | { name: 'not-found'; path: string };
 
 function offsetOf(params: URLSearchParams): number {
@@ -44,6 +46,10 @@ export function parseRoute(hash: string): Route {
     if (id === undefined) return { name: 'events', offset: offsetOf(params), status: statusOf(params) };
     if (action === undefined) return { name: 'event', id };
   }
+  if (section === 'event-types') {
+    if (id === undefined) return { name: 'event-types' };
+    if (action === undefined) return { name: 'event-type', type: id };
+  }
   return { name: 'not-found', path: rawPath };
 }
 
@@ -67,6 +73,10 @@ export function href(route: Route): string {
     }
     case 'event':
       return `#/events/${id(route.id)}`;
+    case 'event-types':
+      return '#/event-types';
+    case 'event-type':
+      return `#/event-types/${id(route.type)}`;
     case 'not-found':
       return `#${route.path}`;
   }

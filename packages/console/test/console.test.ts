@@ -1,7 +1,8 @@
 // The Herald console in a real browser (Debian's chromium via playwright-core) against a real host
 // on FerretDB and a real loopback webhook receiver: sign in, manage a subscriber, watch an event get
 // delivered, retry it into a failing receiver, rotate the secret, sign out; a read-only token sees
-// every action disabled. axe-core checks each screen; the main flow is driven from the keyboard.
+// every action disabled; recover a failed range from the UI and read the event-type catalog.
+// axe-core checks each screen; the main flow is driven from the keyboard.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestHost, type TestHost } from '../../server/test/support/test-host.js';
@@ -13,6 +14,13 @@ import { startReceiver, type TestReceiver } from './support/receiver.js';
 
 const BUDGET_GZIP_BYTES = 150 * 1024;
 const TOKEN_KEY = 'herald.console.token';
+// A configured catalog entry the event types screen must list beside Herald's own herald.* types.
+const INVOICE_PAID = {
+  type: 'invoice.paid',
+  description: 'An invoice was paid in full.',
+  sensitive: ['card'],
+  example: { invoiceId: 'inv_1', amount: 1200, card: '4242' },
+};
 
 let host: TestHost;
 let receiver: TestReceiver;
@@ -21,7 +29,7 @@ let origin: string;
 
 beforeAll(async () => {
   await ensureConsoleBuilt();
-  [host, receiver, browser] = await Promise.all([startTestHost(), startReceiver(), launchBrowser()]);
+  [host, receiver, browser] = await Promise.all([startTestHost({ overrides: { eventTypes: [INVOICE_PAID] } }), startReceiver(), launchBrowser()]);
   origin = host.host.url;
 }, 120_000);
 
@@ -129,6 +137,8 @@ describe('Herald console', () => {
       // Create a subscriber with the keyboard; the API's field error shows next to its field first.
       await page.getByRole('button', { name: 'New subscriber' }).click();
       await page.getByRole('heading', { level: 1, name: 'New subscriber' }).waitFor();
+      // The heading takes focus in an effect after it renders: Tab must start from it, not from the page.
+      await page.waitForFunction("document.activeElement?.tagName === 'H1'");
       const secret1 = 'first-secret-of-the-shop-0001';
       for (const [field, text] of [
         ['field-id', 'shop-orders'],
@@ -271,7 +281,7 @@ describe('Herald console', () => {
 
       await page.getByRole('link', { name: 'Audit log' }).click();
       await page.getByRole('heading', { level: 1, name: 'Audit log' }).waitFor();
-      for (const name of ['Edit', 'Disable', 'Rotate secret', 'Delete']) expect(await page.getByRole('button', { name, exact: true }).isDisabled(), name).toBe(true);
+      for (const name of ['Edit', 'Disable', 'Rotate secret', 'Delete', 'Recover deliveries']) expect(await page.getByRole('button', { name, exact: true }).isDisabled(), name).toBe(true);
       await expectAccessible(page, 'read-only subscriber detail');
 
       // A reload keeps the session (sessionStorage) and deep links work.
@@ -288,6 +298,65 @@ describe('Herald console', () => {
       await page.getByRole('alert').getByText('Not found', { exact: true }).waitFor();
       expect(await page.getByRole('alert').textContent()).toMatch(/no-such-event.*not found|not found.*no-such-event/i);
       await expectAccessible(page, 'event not found');
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+
+  it('recovers a failed range from the subscriber screen, and lists the event types', async () => {
+    await api('POST', '/api/v0.9/webhook-subscribers', { id: 'ledger', displayName: 'Ledger', targetUrl: receiver.url, events: ['ledger.*'] });
+    // The receiver fails until retries run out (3 attempts in the test host), then comes back.
+    receiver.answerWith(500);
+    await publish('ledger.posted');
+    const deliveries = () => api<{ list: { status: string }[] }>('GET', '/api/v0.9/webhook-subscribers/ledger/deliveries');
+    await vi.waitFor(async () => expect((await deliveries()).list.map((row) => row.status)).toEqual(['FAILED']), { timeout: 20_000, interval: 200 });
+    receiver.answerWith(200);
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const shots = screenshots(page, 'recover');
+    const problems = watchForProblems(page);
+    try {
+      await page.goto(`${origin}/console/#/subscribers/ledger`);
+      await page.getByLabel('API token').fill(host.adminToken);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Ledger' }).waitFor();
+      await page.locator('[data-health]').waitFor();
+      expect(await page.getByLabel('Failed (retries ran out)').isChecked()).toBe(true);
+      expect(await page.getByLabel('Delivered (replay them)').isChecked()).toBe(false);
+      await expectAccessible(page, 'subscriber detail with recover form');
+
+      // Defaults (the last hour, FAILED) cover the failed delivery; the recovery is followed to COMPLETED.
+      await page.getByRole('button', { name: 'Recover deliveries' }).click();
+      await page.locator('[data-recovery-status="COMPLETED"]').waitFor({ timeout: 30_000 });
+      const requeued = Number(/\d+/.exec((await page.getByTestId('recovery-requeued').textContent()) ?? '')?.[0]);
+      expect(requeued).toBeGreaterThanOrEqual(1);
+      await page.locator('section[aria-labelledby="recent-deliveries"] [data-status="DELIVERED"]').waitFor({ timeout: 30_000 });
+      expect((await deliveries()).list.map((row) => row.status)).toEqual(['DELIVERED']);
+      await shots.step('recovered');
+      await expectAccessible(page, 'completed recovery');
+
+      // A disabled subscriber cannot be recovered (the API would answer 409): the button says why.
+      await page.getByRole('button', { name: 'Disable' }).click();
+      await page.getByText('Ledger is now disabled.').waitFor();
+      await page.getByText('This subscriber is disabled, and Herald refuses to recover its deliveries').waitFor();
+      expect(await page.getByRole('button', { name: 'Recover deliveries' }).isDisabled()).toBe(true);
+
+      // The event types screen: the configured type with its description and sensitive field, and Herald's own.
+      await page.getByRole('link', { name: 'Event types' }).click();
+      const configured = page.locator('tr[data-event-type="invoice.paid"]');
+      await configured.getByText(INVOICE_PAID.description).waitFor();
+      await configured.getByText('card', { exact: true }).waitFor();
+      for (const type of ['herald.delivery_exhausted', 'herald.recovery_completed', 'herald.subscriber_failing', 'herald.subscriber_recovered']) {
+        await page.locator(`tr[data-event-type="${type}"]`).waitFor();
+      }
+      await shots.step('event-types');
+      await expectAccessible(page, 'event types');
+      await configured.getByRole('link', { name: 'invoice.paid' }).click();
+      await page.getByRole('heading', { level: 1, name: 'invoice.paid' }).waitFor();
+      expect(JSON.parse((await page.locator('section[aria-labelledby="event-type-example"] pre').textContent()) ?? '')).toEqual(INVOICE_PAID.example);
+      await expectAccessible(page, 'event type detail');
       expect(problems).toEqual([]);
     } finally {
       await context.close();

@@ -3,9 +3,12 @@ import type { ApiClient } from './client';
 import type {
   EventDelivery,
   EventStatus,
+  EventType,
   HostInfo,
   Me,
   Page,
+  Recovery,
+  RecoveryRequest,
   Subscriber,
   SubscriberDelivery,
   SubscriberInput,
@@ -39,6 +42,12 @@ export function endpoints(client: ApiClient) {
     updateSubscriber: (id: string, changes: SubscriberInput) => client.request<Subscriber>('PUT', subscriberPath(id), changes),
     deleteSubscriber: (id: string) => client.request<void>('DELETE', subscriberPath(id)),
     subscriberDeliveries: (id: string) => client.request<{ list: SubscriberDelivery[] }>('GET', `${subscriberPath(id)}/deliveries`),
+    recoverDeliveries: (id: string, request: RecoveryRequest) => client.request<Recovery>('POST', `${subscriberPath(id)}/recover`, request),
+    getRecovery: (id: string, recoveryId: string) =>
+      client.request<Recovery>('GET', `${subscriberPath(id)}/recoveries/${segment(recoveryId)}`),
+
+    listEventTypes: () => client.request<{ list: EventType[]; count: number }>('GET', `${WEBHOOKS}/webhook-event-types`),
+    getEventType: (type: string) => client.request<EventType>('GET', `${WEBHOOKS}/webhook-event-types/${segment(type)}`),
 
     listEvents: (offset: number, status?: EventStatus) =>
       client.request<Page<WebhookEvent>>('GET', `${WEBHOOKS}/webhook-events${query({ status, limit: PAGE_SIZE, offset })}`),

@@ -135,3 +135,34 @@ export interface WebhookEvent extends EventFields {
 export interface WebhookEventDetail extends EventFields {
   deliveries: EventDeliveryDetail[];
 }
+
+export type RecoverableStatus = 'FAILED' | 'DELIVERED';
+export const RECOVERABLE_STATUSES: readonly RecoverableStatus[] = ['FAILED', 'DELIVERED'];
+
+export interface RecoveryRequest {
+  since: string;
+  until?: string;
+  statuses: RecoverableStatus[];
+}
+
+export interface Recovery {
+  recoveryId: string;
+  subscriberId: string;
+  since: string;
+  until: string;
+  statuses: RecoverableStatus[];
+  status: 'QUEUED' | 'RUNNING' | 'COMPLETED';
+  requeued: number;
+  createdAt: string;
+  updatedAt: string;
+  completedAt: string | null;
+}
+
+export interface EventType {
+  type: string;
+  description?: string;
+  /** Data fields Herald encrypts before storing; always present, possibly empty. */
+  sensitive: string[];
+  dataSchema?: unknown;
+  example?: unknown;
+}

@@ -14,7 +14,14 @@ function NavLink({ route, current, children }: { route: Route; current: boolean;
 
 export function Layout({ route, message, onDismissMessage, children }: { route: Route; message?: string; onDismissMessage(): void; children: ComponentChildren }) {
   const { me, can, host, signOut } = useSession();
-  const section = route.name.startsWith('event') ? 'events' : route.name.startsWith('subscriber') ? 'subscribers' : undefined;
+  // 'event-type…' is checked before 'event…', which is its prefix.
+  const section = route.name.startsWith('event-type')
+    ? 'event-types'
+    : route.name.startsWith('event')
+      ? 'events'
+      : route.name.startsWith('subscriber')
+        ? 'subscribers'
+        : undefined;
   return (
     <>
       <a class="skip-link" href="#main" onClick={(event) => {
@@ -31,6 +38,9 @@ export function Layout({ route, message, onDismissMessage, children }: { route: 
           </NavLink>
           <NavLink route={{ name: 'events', offset: 0 }} current={section === 'events'}>
             Events
+          </NavLink>
+          <NavLink route={{ name: 'event-types' }} current={section === 'event-types'}>
+            Event types
           </NavLink>
         </nav>
         <div class="whoami">

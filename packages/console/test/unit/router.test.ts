@@ -10,6 +10,8 @@ describe('hash routes', () => {
     expect(parseRoute('#/subscribers/billing/edit')).toEqual({ name: 'subscriber-edit', id: 'billing' });
     expect(parseRoute('#/events?status=FAILED&offset=20')).toEqual({ name: 'events', offset: 20, status: 'FAILED' });
     expect(parseRoute('#/events/3b24')).toEqual({ name: 'event', id: '3b24' });
+    expect(parseRoute('#/event-types')).toEqual({ name: 'event-types' });
+    expect(parseRoute('#/event-types/order.created')).toEqual({ name: 'event-type', type: 'order.created' });
     expect(parseRoute('#/nowhere')).toEqual({ name: 'not-found', path: '/nowhere' });
   });
 
@@ -24,6 +26,8 @@ describe('hash routes', () => {
       { name: 'event', id: 'evt:1/2?' },
       { name: 'events', offset: 60, status: 'ALL_DELIVERED' },
       { name: 'subscribers', offset: 0 },
+      { name: 'event-type', type: 'herald.recovery_completed' },
+      { name: 'event-types' },
     ];
     for (const route of routes) expect(parseRoute(href(route))).toEqual(route);
   });

@@ -1,5 +1,6 @@
 // One subscriber: its settings, the actions on it (edit, enable/disable, rotate the secret, delete)
-// and its most recent deliveries, kept fresh by polling.
+// its health, recovering a range of its deliveries, and its most recent deliveries (kept fresh by
+// polling).
 import { useState } from 'preact/hooks';
 import { usePolling } from '../../live/use-polling';
 import { href, navigate } from '../../router';
@@ -11,8 +12,9 @@ import { PageHeading } from '../../ui/PageHeading';
 import { EnabledBadge } from '../../ui/StatusBadge';
 import { Time } from '../../ui/Time';
 import { useAction } from '../../ui/use-action';
-import { HealthNote } from './HealthNote';
+import { HealthFacts } from './HealthNote';
 import { RecentDeliveries } from './RecentDeliveries';
+import { RecoverDeliveries } from './RecoverDeliveries';
 import { RotateSecret } from './RotateSecret';
 
 export function SubscriberDetail({ id }: { id: string }) {
@@ -89,7 +91,11 @@ export function SubscriberDetail({ id }: { id: string }) {
             </dd>
             <dt>State</dt>
             <dd>
-              <EnabledBadge enabled={subscriber.enabled} /> <HealthNote health={subscriber.health} />
+              <EnabledBadge enabled={subscriber.enabled} />
+            </dd>
+            <dt>Health</dt>
+            <dd>
+              <HealthFacts health={subscriber.health} />
             </dd>
             <dt>Target URL</dt>
             <dd class="url">{subscriber.targetUrl}</dd>
@@ -114,6 +120,7 @@ export function SubscriberDetail({ id }: { id: string }) {
               )}
             </dd>
           </dl>
+          <RecoverDeliveries id={id} enabled={subscriber.enabled} onCompleted={poll.refresh} />
           <RecentDeliveries id={id} />
           <ConfirmDialog
             open={confirmDelete}
