@@ -2,32 +2,18 @@
 // One test per rule and table row of spec area A, plus the extensions (paginate, jq, verbose, dry-run).
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startRecordingServer, type RecordingServer } from './support/recording-server.js';
-import { assertBuilt, runHerald, temporaryDirectory, type RunOptions } from './support/run-herald.js';
-import { seedConfig, testToken } from './support/config-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { recordingServerSuite } from './support/cli-suite.js';
+import { testToken } from './support/config-fixture.js';
+import { startRecordingServer } from './support/recording-server.js';
 
-let server: RecordingServer;
-let options: RunOptions;
-
-beforeAll(async () => {
-  assertBuilt();
-  server = await startRecordingServer();
-});
-afterAll(() => server.close());
-
-beforeEach(() => {
-  server.requests.length = 0;
-  server.respond(() => ({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' }));
-  options = { configDir: join(temporaryDirectory('herald-cfg-'), 'herald'), cwd: temporaryDirectory('herald-cwd-') };
-  seedConfig(options.configDir, { url: server.url, currentOrg: 'acme' });
-});
-
-const herald = (args: readonly string[], extra: Partial<RunOptions> = {}) => runHerald(args, { ...options, ...extra });
+// Each test starts with nothing recorded and the server answering 200 {"ok":true}.
+const cli = recordingServerSuite({ currentOrg: 'acme' });
+const herald = cli.herald;
 
 function only() {
-  expect(server.requests).toHaveLength(1);
-  return server.requests[0]!;
+  expect(cli.server.requests).toHaveLength(1);
+  return cli.server.requests[0]!;
 }
 
 describe('endpoint resolution', () => {
@@ -54,7 +40,7 @@ describe('endpoint resolution', () => {
   });
 
   it('accepts a full URL of the current instance', async () => {
-    await herald(['api', `${server.url}/api/v0.9/webhook-events?status=FAILED`]);
+    await herald(['api', `${cli.server.url}/api/v0.9/webhook-events?status=FAILED`]);
     expect(only().url).toBe('/api/v0.9/webhook-events?status=FAILED');
   });
 
@@ -63,7 +49,7 @@ describe('endpoint resolution', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('is not the current instance');
     expect(run.stderr).not.toContain(testToken);
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 });
 
@@ -77,7 +63,7 @@ describe('methods, fields and bodies', () => {
   });
 
   it('becomes POST with a JSON body when fields are given without -X, with the typed-value table applied', async () => {
-    const file = join(options.cwd, 'note.txt');
+    const file = join(cli.options.cwd, 'note.txt');
     writeFileSync(file, 'from a file');
     const run = await herald([
       'api', '/orgs/{org}/projects',
@@ -123,7 +109,7 @@ describe('methods, fields and bodies', () => {
   });
 
   it('sends an --input file as the body and keeps fields in the query', async () => {
-    const file = join(options.cwd, 'body.json');
+    const file = join(cli.options.cwd, 'body.json');
     writeFileSync(file, '{ "displayName" : "x" }');
     await herald(['api', '-X', 'PUT', '/api/v0.9/webhook-subscribers/billing', '--input', file, '-f', 'dryRun=1']);
     const request = only();
@@ -159,7 +145,7 @@ describe('methods, fields and bodies', () => {
 describe('responses', () => {
   it('prints a binary body byte for byte', async () => {
     const all = Buffer.from(Array.from({ length: 256 }, (_, index) => index));
-    server.respond(() => ({ status: 200, headers: { 'content-type': 'application/octet-stream' }, body: Buffer.concat([all, all]) }));
+    cli.server.respond(() => ({ status: 200, headers: { 'content-type': 'application/octet-stream' }, body: Buffer.concat([all, all]) }));
     const run = await herald(['api', '/orgs/acme/export']);
     expect(run.code).toBe(0);
     expect(run.stdout.equals(Buffer.concat([all, all]))).toBe(true);
@@ -167,12 +153,12 @@ describe('responses', () => {
 
   it('does not re-encode or pretty-print JSON', async () => {
     const body = '{"b":1,  "a":[1,2],\n"é":"\\u00e9"}';
-    server.respond(() => ({ status: 200, headers: { 'content-type': 'application/json' }, body }));
+    cli.server.respond(() => ({ status: 200, headers: { 'content-type': 'application/json' }, body }));
     expect((await herald(['api', '/orgs'])).text).toBe(body);
   });
 
   it('with -i prints the status line and headers, a blank line, then the body', async () => {
-    server.respond(() => ({ status: 201, headers: { 'Content-Type': 'application/json', 'X-Request-Id': 'r-1' }, body: '{"id":"p1"}' }));
+    cli.server.respond(() => ({ status: 201, headers: { 'Content-Type': 'application/json', 'X-Request-Id': 'r-1' }, body: '{"id":"p1"}' }));
     const run = await herald(['api', '-i', '-X', 'POST', '/orgs/acme/projects']);
     expect(run.code).toBe(0);
     const [head, body] = run.text.split('\n\n');
@@ -185,7 +171,7 @@ describe('responses', () => {
 
   it.each([400, 404, 500])('on HTTP %i prints the body, writes "herald: HTTP <status>" to stderr and exits 1', async (status) => {
     const body = `{"status":"error","code":"X","message":"failed with ${status}"}`;
-    server.respond(() => ({ status, headers: { 'content-type': 'application/json' }, body }));
+    cli.server.respond(() => ({ status, headers: { 'content-type': 'application/json' }, body }));
     const run = await herald(['api', '/orgs/missing']);
     expect(run.code).toBe(1);
     expect(run.text).toBe(body);
@@ -193,7 +179,7 @@ describe('responses', () => {
   });
 
   it('prints a legacy {"message"} error body unchanged', async () => {
-    server.respond(() => ({ status: 400, body: '{"message":"fields in the payload are missing or invalid"}' }));
+    cli.server.respond(() => ({ status: 400, body: '{"message":"fields in the payload are missing or invalid"}' }));
     const run = await herald(['api', '-X', 'POST', '/orgs']);
     expect(run.code).toBe(1);
     expect(run.text).toBe('{"message":"fields in the payload are missing or invalid"}');
@@ -205,11 +191,11 @@ describe('placeholders', () => {
     const run = await herald(['api', '/orgs/{org}/things/{foo}']);
     expect(run.code).toBe(2);
     expect(run.stderr).toBe('herald: unknown placeholder {foo} (supported: {org}, {project})\n');
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 
   it('checks placeholders before anything else, even with a broken config', async () => {
-    writeFileSync(join(options.configDir, 'config.json'), '{oops');
+    writeFileSync(join(cli.options.configDir, 'config.json'), '{oops');
     const run = await herald(['api', '/x/{bar}']);
     expect(run.stderr).toBe('herald: unknown placeholder {bar} (supported: {org}, {project})\n');
   });
@@ -218,14 +204,14 @@ describe('placeholders', () => {
     const run = await herald(['api', '/orgs/{org}/projects/{project}']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("{project} is empty: pass --project or run 'herald link --project PROJECT'");
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 
   it('fails when {org} resolves to empty (--org "") and sends nothing', async () => {
     const run = await herald(['api', '/orgs/{org}', '--org', '']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('{org} is empty');
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 
   it('fills {org} from current_org when nothing else names one', async () => {
@@ -234,15 +220,15 @@ describe('placeholders', () => {
   });
 
   it('prefers the linked directory (found upward from the working directory) over current_org', async () => {
-    writeFileSync(join(options.cwd, '.herald.json'), JSON.stringify({ org: 'linked-org', project: 'linked-project' }));
-    const nested = join(options.cwd, 'src', 'deep');
+    writeFileSync(join(cli.options.cwd, '.herald.json'), JSON.stringify({ org: 'linked-org', project: 'linked-project' }));
+    const nested = join(cli.options.cwd, 'src', 'deep');
     mkdirSync(nested, { recursive: true });
     await herald(['api', '/orgs/{org}/projects/{project}'], { cwd: nested });
     expect(only().url).toBe('/api/v1/orgs/linked-org/projects/linked-project');
   });
 
   it('prefers --org and --project over the link', async () => {
-    writeFileSync(join(options.cwd, '.herald.json'), JSON.stringify({ org: 'linked-org', project: 'linked-project' }));
+    writeFileSync(join(cli.options.cwd, '.herald.json'), JSON.stringify({ org: 'linked-org', project: 'linked-project' }));
     await herald(['api', '/orgs/{org}/projects/{project}', '--org', 'flag-org', '--project', 'flag project']);
     expect(only().url).toBe('/api/v1/orgs/flag-org/projects/flag%20project');
   });
@@ -253,7 +239,7 @@ describe('placeholders', () => {
   });
 
   it('takes {org} from current_org when the link names only a project', async () => {
-    writeFileSync(join(options.cwd, '.herald.json'), JSON.stringify({ project: 'p1' }));
+    writeFileSync(join(cli.options.cwd, '.herald.json'), JSON.stringify({ project: 'p1' }));
     await herald(['api', '/orgs/{org}/projects/{project}']);
     expect(only().url).toBe('/api/v1/orgs/acme/projects/p1');
   });
@@ -272,7 +258,7 @@ describe('bad input: clear message, non-zero exit, nothing sent', () => {
     const run = await herald(['api', '/orgs', ...extra]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(message);
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 
   it('gives a usage hint for an unknown flag', async () => {
@@ -284,50 +270,50 @@ describe('bad input: clear message, non-zero exit, nothing sent', () => {
     const run = await herald(['api', '/orgs', '-F', 'body=@/does/not/exist.json']);
     expect(run.code).toBe(4);
     expect(run.stderr).toContain('field "body": cannot read "/does/not/exist.json": no such file');
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 
   it('names a missing --input file', async () => {
     const run = await herald(['api', '/orgs', '--input', 'missing.bin']);
     expect(run.code).toBe(4);
     expect(run.stderr).toContain('--input: cannot read "missing.bin": no such file');
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 
   it('names a corrupt config file', async () => {
-    const path = join(options.configDir, 'config.json');
+    const path = join(cli.options.configDir, 'config.json');
     writeFileSync(path, '{"current_instance": ');
     const run = await herald(['api', '/orgs']);
     expect(run.code).toBe(3);
     expect(run.stderr).toContain(`${path} is corrupt: not valid JSON`);
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 
   it('reports an unreadable config file', async () => {
-    const path = join(options.configDir, 'config.json');
+    const path = join(cli.options.configDir, 'config.json');
     const { rmSync } = await import('node:fs');
     rmSync(path);
     mkdirSync(path);
     const run = await herald(['api', '/orgs']);
     expect(run.code).toBe(3);
     expect(run.stderr).toContain(`cannot read ${path}`);
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 
   it('reports a corrupt link file only when a placeholder needs it', async () => {
-    writeFileSync(join(options.cwd, '.herald.json'), '[1,2]');
+    writeFileSync(join(cli.options.cwd, '.herald.json'), '[1,2]');
     const run = await herald(['api', '/orgs/{org}']);
     expect(run.code).toBe(3);
     expect(run.stderr).toContain('.herald.json is corrupt: expected a JSON object');
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 
   it('requires a token unless an Authorization header is given', async () => {
-    writeFileSync(join(options.configDir, 'credentials.json'), '{}');
+    writeFileSync(join(cli.options.configDir, 'credentials.json'), '{}');
     const run = await herald(['api', '/orgs']);
     expect(run.code).toBe(3);
-    expect(run.stderr).toContain(`not logged in to ${server.url}`);
-    expect(server.requests).toHaveLength(0);
+    expect(run.stderr).toContain(`not logged in to ${cli.server.url}`);
+    expect(cli.server.requests).toHaveLength(0);
   });
 
   it('explains a connection failure with exit code 5', async () => {
@@ -343,7 +329,7 @@ describe('environment overrides', () => {
     try {
       const run = await herald(['api', '/orgs'], { env: { HERALD_URL: other.url, HERALD_TOKEN: 'env-token' } });
       expect(run.code).toBe(0);
-      expect(server.requests).toHaveLength(0);
+      expect(cli.server.requests).toHaveLength(0);
       expect(other.requests[0]?.headers.authorization).toBe('Bearer env-token');
     } finally {
       await other.close();
@@ -362,10 +348,10 @@ describe('beyond the spec', () => {
   };
 
   it('--paginate follows limit/offset and prints every page', async () => {
-    server.respond(paged);
+    cli.server.respond(paged);
     const run = await herald(['api', '/api/v0.9/webhook-subscribers', '--paginate', '-F', 'limit=20']);
     expect(run.code).toBe(0);
-    expect(server.requests.map((request) => request.url)).toStrictEqual([
+    expect(cli.server.requests.map((request) => request.url)).toStrictEqual([
       '/api/v0.9/webhook-subscribers?limit=20',
       '/api/v0.9/webhook-subscribers?limit=20&offset=20',
       '/api/v0.9/webhook-subscribers?limit=20&offset=40',
@@ -374,24 +360,24 @@ describe('beyond the spec', () => {
   });
 
   it('--paginate --slurp merges the pages\' lists into one array', async () => {
-    server.respond(paged);
+    cli.server.respond(paged);
     const run = await herald(['api', '/api/v0.9/webhook-subscribers', '--paginate', '--slurp']);
     expect(JSON.parse(run.text)).toStrictEqual(items);
   });
 
   it('--paginate follows Link rel="next"', async () => {
-    server.respond((request) =>
+    cli.server.respond((request) =>
       request.url.endsWith('page=2')
         ? { status: 200, body: '[3]' }
         : { status: 200, headers: { link: '</api/v1/things?page=2>; rel="next", </api/v1/things?page=9>; rel="last"' }, body: '[1,2]' },
     );
     const run = await herald(['api', '/things', '--paginate', '--slurp']);
     expect(JSON.parse(run.text)).toStrictEqual([1, 2, 3]);
-    expect(server.requests.map((request) => request.url)).toStrictEqual(['/api/v1/things', '/api/v1/things?page=2']);
+    expect(cli.server.requests.map((request) => request.url)).toStrictEqual(['/api/v1/things', '/api/v1/things?page=2']);
   });
 
   it('--jq filters with real jq semantics', async () => {
-    server.respond(() => ({ status: 200, body: JSON.stringify({ list: [{ id: 'a', n: 1 }, { id: 'b', n: 2 }] }) }));
+    cli.server.respond(() => ({ status: 200, body: JSON.stringify({ list: [{ id: 'a', n: 1 }, { id: 'b', n: 2 }] }) }));
     const run = await herald(['api', '/orgs', '--jq', '.list[] | select(.n > 1) | .id, ([.list[].n] | add)']);
     expect(run.code).toBe(0);
     expect(run.text).toBe('b\n');
@@ -409,7 +395,7 @@ describe('beyond the spec', () => {
     const run = await herald(['api', '/orgs', '--silent']);
     expect(run.code).toBe(0);
     expect(run.stdout.length).toBe(0);
-    expect(server.requests).toHaveLength(1);
+    expect(cli.server.requests).toHaveLength(1);
   });
 
   it('--verbose shows request and response headers on stderr with the token redacted', async () => {
@@ -424,10 +410,10 @@ describe('beyond the spec', () => {
     const run = await herald(['api', '/orgs/{org}/projects', '-F', 'name=billing', '--dry-run']);
     expect(run.code).toBe(0);
     expect(run.text).toBe(
-      `curl -X POST ${server.url}/api/v1/orgs/acme/projects -H 'Accept: application/json' -H 'Content-Type: application/json' ` +
+      `curl -X POST ${cli.server.url}/api/v1/orgs/acme/projects -H 'Accept: application/json' -H 'Content-Type: application/json' ` +
         `-H 'User-Agent: herald-cli/0.1.0' -H 'Authorization: Bearer ***' --data-binary '{"name":"billing"}'\n`,
     );
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 });
 
@@ -436,7 +422,7 @@ describe('checked before anything is sent', () => {
     const run = await herald(['api', '-X', 'DELETE', '/orgs/{org}', '--jq', '.list[] | ']);
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^herald: --jq: syntax error/);
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 
   it('an undefined jq function or variable is caught before the request too', async () => {
@@ -445,15 +431,15 @@ describe('checked before anything is sent', () => {
       expect(run.code).toBe(2);
       expect(run.stderr).toContain('is not defined');
     }
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 
   it('a valid filter that fails on the response exits 1 (the request was sent)', async () => {
-    server.respond(() => ({ status: 200, body: '{"list":"not an array"}' }));
+    cli.server.respond(() => ({ status: 200, body: '{"list":"not an array"}' }));
     const run = await herald(['api', '/orgs', '--jq', '.list[0]']);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe('herald: --jq: Cannot index string with number\n');
-    expect(server.requests).toHaveLength(1);
+    expect(cli.server.requests).toHaveLength(1);
   });
 
   it.each([
@@ -467,22 +453,22 @@ describe('checked before anything is sent', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^herald: invalid header "/);
     expect(run.stderr).not.toContain('unexpected error');
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 
   it('placeholder values "." and ".." are sent as escaped path segments', async () => {
     await herald(['api', '-X', 'DELETE', '/orgs/{org}/projects/{project}', '--org', '..', '--project', '..']);
     await herald(['api', '/orgs/{org}/projects/{project}', '--org', '.', '--project', '...']);
-    expect(server.requests.map((request) => `${request.method} ${request.url}`)).toStrictEqual([
+    expect(cli.server.requests.map((request) => `${request.method} ${request.url}`)).toStrictEqual([
       'DELETE /api/v1/orgs/%2E%2E/projects/%2E%2E',
       'GET /api/v1/orgs/%2E/projects/...',
     ]);
   });
 
   it('a placeholder value ".." from the link or current_org is escaped the same way', async () => {
-    writeFileSync(join(options.cwd, '.herald.json'), JSON.stringify({ project: '..' }));
+    writeFileSync(join(cli.options.cwd, '.herald.json'), JSON.stringify({ project: '..' }));
     const run = await herald(['api', '--dry-run', '-X', 'DELETE', '/orgs/{org}/projects/{project}']);
-    expect(run.text).toContain(`${server.url}/api/v1/orgs/acme/projects/%2E%2E `);
+    expect(run.text).toContain(`${cli.server.url}/api/v1/orgs/acme/projects/%2E%2E `);
   });
 
   it.each([
@@ -497,14 +483,14 @@ describe('checked before anything is sent', () => {
     const run = await herald(['api', '-X', 'DELETE', endpoint]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('leaves the API base');
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 
   it('refuses a full URL of the instance whose dot segments leave the API base', async () => {
-    const run = await herald(['api', `${server.url}/api/v1/orgs/../../../healthz`]);
+    const run = await herald(['api', `${cli.server.url}/api/v1/orgs/../../../healthz`]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('leaves the API base /api/v1');
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 
   it('resolves dot segments that stay inside the API base', async () => {
@@ -516,6 +502,6 @@ describe('checked before anything is sent', () => {
     const run = await herald(['api', '/orgs/.\n./x']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('invalid endpoint "/orgs/.\\n./x"');
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 });

@@ -2,26 +2,15 @@
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRecordingServer, type RecordingServer } from './support/recording-server.js';
-import { assertBuilt, runHerald, temporaryDirectory } from './support/run-herald.js';
-import { seedConfig } from './support/config-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { recordingServerSuite } from './support/cli-suite.js';
 
 const tracer = pathToFileURL(resolve(import.meta.dirname, 'support/trace-imports.mjs')).href;
-let server: RecordingServer;
-
-beforeAll(async () => {
-  assertBuilt();
-  server = await startRecordingServer();
-});
-afterAll(() => server.close());
+const cli = recordingServerSuite();
 
 async function modulesLoadedBy(args: readonly string[]): Promise<string[]> {
-  const configDir = join(temporaryDirectory('herald-cfg-'), 'herald');
-  const cwd = temporaryDirectory('herald-cwd-');
-  seedConfig(configDir, { url: server.url });
-  const traceFile = join(cwd, 'trace.txt');
-  const run = await runHerald(args, { configDir, cwd, env: { HERALD_TRACE_IMPORTS: traceFile }, nodeArgs: ['--import', tracer] });
+  const traceFile = join(cli.options.cwd, 'trace.txt');
+  const run = await cli.herald(args, { env: { HERALD_TRACE_IMPORTS: traceFile }, nodeArgs: ['--import', tracer] });
   expect(run.code).toBe(0);
   return readFileSync(traceFile, 'utf8').trim().split('\n');
 }

@@ -1,10 +1,7 @@
 // `herald webhooks event-types` and `herald webhooks trigger` against the real host configured with an
 // event catalog: the catalog as the API serves it, and a test event published from a type's example.
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestHost, type TestHost } from '../../server/test/support/test-host.js';
-import { seedConfig } from './support/config-fixture.js';
-import { assertBuilt, runHerald, temporaryDirectory, type RunOptions } from './support/run-herald.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { realHostSuite } from './support/cli-suite.js';
 import { hasScript, runOnTerminal } from './support/terminal.js';
 
 const keyGenerated = {
@@ -16,24 +13,15 @@ const keyGenerated = {
 };
 const orderCreated = { type: 'order.created', description: 'An order was placed.' };
 
-let host: TestHost;
-let options: RunOptions;
+// The engine stays off: the published event's rows stay PENDING where the test can read them.
+const cli = realHostSuite({ mode: 'api-only', overrides: { eventTypes: [orderCreated, keyGenerated] } });
+const herald = cli.herald;
 
 beforeAll(async () => {
-  assertBuilt();
-  // The engine stays off: the published event's rows stay PENDING where the test can read them.
-  host = await startTestHost({ mode: 'api-only', overrides: { eventTypes: [orderCreated, keyGenerated] } });
   const subscriber = { id: 'keys-hook', displayName: 'Keys', targetUrl: 'http://127.0.0.1:9/never', events: ['apikey.*', 'order.*'], secret: 'keys-hook-secret-0001' };
-  expect((await host.api.post('/api/v0.9/webhook-subscribers', subscriber)).status).toBe(201);
-  options = { configDir: join(temporaryDirectory('herald-cfg-'), 'herald'), cwd: temporaryDirectory('herald-cwd-') };
-  seedConfig(options.configDir, { url: host.host.url, token: host.adminToken });
-}, 120_000);
-afterAll(async () => {
-  await host?.close();
+  expect((await cli.host.api.post('/api/v0.9/webhook-subscribers', subscriber)).status).toBe(201);
 });
-
-const herald = (args: readonly string[]) => runHerald(args, options);
-const eventCount = async () => (await host.api.get<{ pagination: { total: number } }>('/api/v0.9/webhook-events')).body.pagination.total;
+const eventCount = async () => (await cli.host.api.get<{ pagination: { total: number } }>('/api/v0.9/webhook-events')).body.pagination.total;
 
 interface EventDetail {
   eventId: string;
@@ -65,7 +53,7 @@ describe('webhooks event-types', () => {
   });
 
   it.skipIf(!hasScript)('on a terminal, the list is a table', async () => {
-    const { code, transcript } = await runOnTerminal(['webhooks', 'event-types'], options);
+    const { code, transcript } = await runOnTerminal(['webhooks', 'event-types'], cli.options);
     expect(code, transcript).toBe(0);
     expect(transcript).toMatch(/TYPE\s+SENSITIVE\s+DESCRIPTION/);
     expect(transcript).toMatch(/apikey\.generated\s+token\s+An API key was generated\./);

@@ -3,45 +3,35 @@
 // (on a terminal too, where progress is drawn on standard error).
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestHost, type TestHost } from '../../server/test/support/test-host.js';
-import { seedConfig } from './support/config-fixture.js';
-import { assertBuilt, runHerald, temporaryDirectory, type RunOptions } from './support/run-herald.js';
+import { realHostSuite } from './support/cli-suite.js';
 import { hasScript, runOnTerminal } from './support/terminal.js';
 
 const SUBSCRIBERS = '/api/v0.9/webhook-subscribers';
-let host: TestHost;
+const cli = realHostSuite({ overrides: { retryScheduleMs: [50], maxAttempts: 1 } });
+const herald = cli.herald;
 let receiver: Server;
 let answer = 500;
-let options: RunOptions;
 
 interface Recovery { recoveryId: string; subscriberId: string; status: string; requeued: number }
 
 beforeAll(async () => {
-  assertBuilt();
-  host = await startTestHost({ overrides: { retryScheduleMs: [50], maxAttempts: 1 } });
   receiver = createServer((_request, response) => response.writeHead(answer).end());
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
   const targetUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hooks`;
-  expect((await host.api.post(SUBSCRIBERS, { id: 'was-down', displayName: 'Was down', targetUrl, events: ['order.*'] })).status).toBe(201);
-  expect((await host.api.post(SUBSCRIBERS, { id: 'paused', displayName: 'Paused', targetUrl, events: ['none.*'], enabled: false })).status).toBe(201);
-  options = { configDir: join(temporaryDirectory('herald-cfg-'), 'herald'), cwd: temporaryDirectory('herald-cwd-') };
-  seedConfig(options.configDir, { url: host.host.url, token: host.adminToken });
-}, 120_000);
+  expect((await cli.host.api.post(SUBSCRIBERS, { id: 'was-down', displayName: 'Was down', targetUrl, events: ['order.*'] })).status).toBe(201);
+  expect((await cli.host.api.post(SUBSCRIBERS, { id: 'paused', displayName: 'Paused', targetUrl, events: ['none.*'], enabled: false })).status).toBe(201);
+});
 afterAll(async () => {
-  await host?.close();
   await new Promise((resolve) => receiver?.close(resolve));
 });
-
-const herald = (args: readonly string[]) => runHerald(args, options);
 
 /** Publishes while the receiver fails, waits for the row to be FAILED, then brings the receiver back. */
 async function failedDelivery(): Promise<string> {
   answer = 500;
-  const published = await host.api.post<{ eventId: string }>('/api/v0.9/webhook-events', { eventType: 'order.created', aggregateId: 'o1', data: {} });
+  const published = await cli.host.api.post<{ eventId: string }>('/api/v0.9/webhook-events', { eventType: 'order.created', aggregateId: 'o1', data: {} });
   expect(published.status).toBe(201);
-  const status = async () => (await host.api.get<{ status: string }>(`/api/v0.9/webhook-events/${published.body.eventId}`)).body.status;
+  const status = async () => (await cli.host.api.get<{ status: string }>(`/api/v0.9/webhook-events/${published.body.eventId}`)).body.status;
   await expect.poll(status, { timeout: 15_000 }).toBe('FAILED');
   answer = 204;
   return published.body.eventId;
@@ -57,7 +47,7 @@ describe('webhooks subscribers recover against the real host', () => {
     const recovery = JSON.parse(run.text) as Recovery;
     expect(recovery).toMatchObject({ subscriberId: 'was-down', status: 'COMPLETED', requeued: 1 });
     recoveryId = recovery.recoveryId;
-    const status = async () => (await host.api.get<{ status: string }>(`/api/v0.9/webhook-events/${eventId}`)).body.status;
+    const status = async () => (await cli.host.api.get<{ status: string }>(`/api/v0.9/webhook-events/${eventId}`)).body.status;
     await expect.poll(status, { timeout: 15_000 }).toBe('ALL_DELIVERED');
   });
 
@@ -69,7 +59,7 @@ describe('webhooks subscribers recover against the real host', () => {
 
   it.skipIf(!hasScript)('on a terminal, --wait draws progress on standard error, then the recovery', async () => {
     await failedDelivery();
-    const { code, transcript } = await runOnTerminal(['webhooks', 'subscribers', 'recover', 'was-down', '--since', '10m', '--wait'], options);
+    const { code, transcript } = await runOnTerminal(['webhooks', 'subscribers', 'recover', 'was-down', '--since', '10m', '--wait'], cli.options);
     expect(code, transcript).toBe(0);
     expect(transcript).toMatch(/Recovery rec_[0-9a-f]{16} of was-down: (QUEUED|RUNNING), 0 deliveries sent again so far/);
     // The final key/value view (Ink, on stdout).

@@ -1,28 +1,16 @@
 // The built `herald` against the real Herald host (Fastify, core, the run's FerretDB), for what a
 // recording server cannot tell: that requests pass the server's schemas and routes as they are.
-import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestHost, type TestHost } from '../../server/test/support/test-host.js';
-import { assertBuilt, runHerald, temporaryDirectory, type RunOptions } from './support/run-herald.js';
-import { seedConfig } from './support/config-fixture.js';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { realHostSuite } from './support/cli-suite.js';
 
-let host: TestHost;
-let options: RunOptions;
+// The engine stays off: rows stay PENDING, so redeliver and retry find them as published.
+const cli = realHostSuite({ mode: 'api-only' });
+const herald = cli.herald;
 
 beforeAll(async () => {
-  assertBuilt();
-  // The engine stays off: rows stay PENDING, so redeliver and retry find them as published.
-  host = await startTestHost({ mode: 'api-only' });
-  options = { configDir: join(temporaryDirectory('herald-cfg-'), 'herald'), cwd: temporaryDirectory('herald-cwd-') };
-  seedConfig(options.configDir, { url: host.host.url, token: host.adminToken });
   const subscriber = { id: 'keys-hook', displayName: 'Keys', targetUrl: 'http://127.0.0.1:9/never', events: ['apikey.*'], secret: 'keys-hook-secret-0001' };
-  expect((await host.api.post('/api/v0.9/webhook-subscribers', subscriber)).status).toBe(201);
-}, 120_000);
-afterAll(async () => {
-  await host?.close();
+  expect((await cli.host.api.post('/api/v0.9/webhook-subscribers', subscriber)).status).toBe(201);
 });
-
-const herald = (args: readonly string[]) => runHerald(args, options);
 const sendArgs = ['webhooks', 'events', 'send', '--type', 'apikey.generated', '--aggregate-id', 'key-1', '--data', '{"name":"ci","token":"s3cr3t-value"}', '--sensitive', 'token'];
 
 interface EventDetail {

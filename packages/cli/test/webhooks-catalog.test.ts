@@ -1,27 +1,11 @@
 // `herald webhooks event-types` and `trigger` as the real executable against a recording server: the
 // exact requests, and that nothing is published when the type has no usable example.
-import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startRecordingServer, type RecordingServer } from './support/recording-server.js';
-import { assertBuilt, runHerald, temporaryDirectory, type RunOptions } from './support/run-herald.js';
-import { seedConfig } from './support/config-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { recordingServerSuite } from './support/cli-suite.js';
+import { jsonReply as json } from './support/recording-server.js';
 
-let server: RecordingServer;
-let options: RunOptions;
-
-beforeAll(async () => {
-  assertBuilt();
-  server = await startRecordingServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-  options = { configDir: join(temporaryDirectory('herald-cfg-'), 'herald'), cwd: temporaryDirectory('herald-cwd-') };
-  seedConfig(options.configDir, { url: server.url });
-});
-
-const herald = (args: readonly string[]) => runHerald(args, options);
-const json = (body: unknown, status = 200) => ({ status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const cli = recordingServerSuite();
+const herald = cli.herald;
 const orderPaid = { type: 'order.paid', sensitive: [], example: { orderId: 'o-1', amount: 12.5, lines: [{ sku: 'a', qty: 2 }] } };
 const event = { eventId: 'evt-1', eventType: 'order.paid', orgId: 'default', aggregateType: 'order', aggregateId: 'x', status: 'DISPATCHED', occurredAt: '2025-01-31T12:00:00.000Z', deliveries: [] };
 
@@ -32,10 +16,10 @@ describe('event-types', () => {
     [['event-types', 'get', 'order.paid'], 'GET /api/v0.9/webhook-event-types/order.paid'],
     [['event-types', 'get', '..'], 'GET /api/v0.9/webhook-event-types/%2E%2E'],
   ])('%j sends %s', async (args, request) => {
-    server.respond(() => json({ list: [], count: 0 }));
+    cli.server.respond(() => json({ list: [], count: 0 }));
     const run = await herald(['webhooks', ...args]);
     expect(run.code).toBe(0);
-    expect(server.requests.map((recorded) => `${recorded.method} ${recorded.url}`)).toStrictEqual([request]);
+    expect(cli.server.requests.map((recorded) => `${recorded.method} ${recorded.url}`)).toStrictEqual([request]);
   });
 
   it('--help shows the group, an unknown subcommand is a usage error', async () => {
@@ -45,31 +29,31 @@ describe('event-types', () => {
     const unknown = await herald(['webhooks', 'event-types', 'show']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command "show" for "herald webhooks event-types"');
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 });
 
 describe('trigger', () => {
   it('reads the type, then publishes its example as data under a random trigger- aggregate', async () => {
-    server.respond((request) => (request.method === 'GET' ? json(orderPaid) : json(event, 201)));
+    cli.server.respond((request) => (request.method === 'GET' ? json(orderPaid) : json(event, 201)));
     const run = await herald(['webhooks', 'trigger', 'order.paid']);
     expect(run.code).toBe(0);
-    expect(server.requests.map((recorded) => `${recorded.method} ${recorded.url}`)).toStrictEqual([
+    expect(cli.server.requests.map((recorded) => `${recorded.method} ${recorded.url}`)).toStrictEqual([
       'GET /api/v0.9/webhook-event-types/order.paid',
       'POST /api/v0.9/webhook-events',
     ]);
-    const body = JSON.parse(server.requests[1]!.body.toString()) as { aggregateId: string };
+    const body = JSON.parse(cli.server.requests[1]!.body.toString()) as { aggregateId: string };
     expect(body).toStrictEqual({ eventType: 'order.paid', aggregateId: expect.stringMatching(/^trigger-[0-9a-f]{12}$/), data: orderPaid.example });
     expect(JSON.parse(run.text)).toStrictEqual(event);
     expect(run.stderr).toContain('Watch its deliveries: herald webhooks events get evt-1');
   });
 
   it('two triggers get different aggregates; --aggregate-id sets one', async () => {
-    server.respond((request) => (request.method === 'GET' ? json(orderPaid) : json(event, 201)));
+    cli.server.respond((request) => (request.method === 'GET' ? json(orderPaid) : json(event, 201)));
     await herald(['webhooks', 'trigger', 'order.paid']);
     await herald(['webhooks', 'trigger', 'order.paid']);
     await herald(['webhooks', 'trigger', 'order.paid', '--aggregate-id', 'order-42']);
-    const aggregates = server.requests.filter((request) => request.method === 'POST').map((request) => (JSON.parse(request.body.toString()) as { aggregateId: string }).aggregateId);
+    const aggregates = cli.server.requests.filter((request) => request.method === 'POST').map((request) => (JSON.parse(request.body.toString()) as { aggregateId: string }).aggregateId);
     expect(new Set(aggregates).size).toBe(3);
     expect(aggregates[2]).toBe('order-42');
   });
@@ -78,18 +62,18 @@ describe('trigger', () => {
     ['no example', { type: 'order.paid', sensitive: [] }],
     ['an example that is not an object', { type: 'order.paid', sensitive: [], example: [1, 2] }],
   ])('%s: exit 1 explaining eventTypes[].example; nothing is published', async (_name, type) => {
-    server.respond(() => json(type));
+    cli.server.respond(() => json(type));
     const run = await herald(['webhooks', 'trigger', 'order.paid']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('event type "order.paid" has no example to publish; nothing was published.');
     expect(run.stderr).toContain('"example" in its entry of eventTypes');
-    expect(server.requests.map((request) => request.method)).toStrictEqual(['GET']);
+    expect(cli.server.requests.map((request) => request.method)).toStrictEqual(['GET']);
   });
 
   it('an empty --aggregate-id is a usage error and sends nothing', async () => {
     const run = await herald(['webhooks', 'trigger', 'order.paid', '--aggregate-id', '']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('--aggregate-id is empty');
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 });

@@ -2,61 +2,48 @@
 import { createHmac } from 'node:crypto';
 import { cpSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startRecordingServer, type RecordingServer } from './support/recording-server.js';
-import { assertBuilt, heraldBin, runHerald, temporaryDirectory, type RunOptions } from './support/run-herald.js';
-import { seedConfig, testToken } from './support/config-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { recordingServerSuite } from './support/cli-suite.js';
+import { testToken } from './support/config-fixture.js';
+import { jsonReply as json } from './support/recording-server.js';
+import { heraldBin, temporaryDirectory } from './support/run-herald.js';
 
-let server: RecordingServer;
-let options: RunOptions;
-
-beforeAll(async () => {
-  assertBuilt();
-  server = await startRecordingServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-  options = { configDir: join(temporaryDirectory('herald-cfg-'), 'herald'), cwd: temporaryDirectory('herald-cwd-') };
-  seedConfig(options.configDir, { url: server.url });
-});
-
-const herald = (args: readonly string[], extra: Partial<RunOptions> = {}) => runHerald(args, { ...options, ...extra });
-const json = (body: unknown, status = 200) => ({ status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const cli = recordingServerSuite();
+const herald = cli.herald;
 const subscriber = { id: 'billing', orgId: 'acme', displayName: 'Billing', targetUrl: 'https://billing.example.com/hooks', enabled: true, events: ['apikey.*'], timeoutMs: 5000, hasSecret: true };
 
 describe('webhooks subscribers', () => {
   it('list passes --limit/--offset and prints the response as JSON', async () => {
     const page = { list: [subscriber], count: 1, pagination: { total: 1, limit: 5, offset: 0 } };
-    server.respond(() => json(page));
+    cli.server.respond(() => json(page));
     const run = await herald(['webhooks', 'subscribers', 'list', '--limit', '5', '--offset', '0']);
     expect(run.code).toBe(0);
-    expect(server.requests[0]?.url).toBe('/api/v0.9/webhook-subscribers?limit=5&offset=0');
-    expect(server.requests[0]?.headers.authorization).toBe(`Bearer ${testToken}`);
+    expect(cli.server.requests[0]?.url).toBe('/api/v0.9/webhook-subscribers?limit=5&offset=0');
+    expect(cli.server.requests[0]?.headers.authorization).toBe(`Bearer ${testToken}`);
     expect(JSON.parse(run.text)).toStrictEqual(page);
   });
 
   it('list --all fetches every page', async () => {
     const all = Array.from({ length: 5 }, (_, index) => ({ ...subscriber, id: `s${index}` }));
-    server.respond((request) => {
+    cli.server.respond((request) => {
       const offset = Number(new URL(request.url, 'http://x').searchParams.get('offset') ?? 0);
       const list = all.slice(offset, offset + 2);
       return json({ list, count: list.length, pagination: { total: all.length, limit: 2, offset } });
     });
     const run = await herald(['webhooks', 'subscribers', 'list', '--all', '--limit', '2']);
-    expect(server.requests).toHaveLength(3);
+    expect(cli.server.requests).toHaveLength(3);
     expect(JSON.parse(run.text).list.map((item: { id: string }) => item.id)).toStrictEqual(['s0', 's1', 's2', 's3', 's4']);
   });
 
   it('create sends a WebhookSubscriberRequest built from flags, the secret read from a file', async () => {
-    server.respond(() => json(subscriber, 201));
-    writeFileSync(join(options.cwd, 'secret.txt'), 'a-long-enough-secret-value\n');
+    cli.server.respond(() => json(subscriber, 201));
+    writeFileSync(join(cli.options.cwd, 'secret.txt'), 'a-long-enough-secret-value\n');
     const run = await herald([
       'webhooks', 'subscribers', 'create', '--id', 'billing', '--name', 'Billing', '--url', 'https://billing.example.com/hooks',
       '--event', 'apikey.*', '--event', 'subscription.created,subscription.deleted', '--timeout-ms', '3000', '--enabled', 'false', '--secret-file', 'secret.txt',
     ]);
     expect(run.code).toBe(0);
-    const request = server.requests[0]!;
+    const request = cli.server.requests[0]!;
     expect([request.method, request.url]).toStrictEqual(['POST', '/api/v0.9/webhook-subscribers']);
     expect(JSON.parse(request.body.toString())).toStrictEqual({
       id: 'billing', displayName: 'Billing', targetUrl: 'https://billing.example.com/hooks',
@@ -69,39 +56,39 @@ describe('webhooks subscribers', () => {
     const run = await herald(['webhooks', 'subscribers', 'create', '--name', 'x']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('missing --url');
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 
   it('update sends only the fields given', async () => {
-    server.respond(() => json({ ...subscriber, enabled: false }));
+    cli.server.respond(() => json({ ...subscriber, enabled: false }));
     const run = await herald(['webhooks', 'subscribers', 'update', 'billing', '--enabled', 'false']);
     expect(run.code).toBe(0);
-    expect([server.requests[0]?.method, server.requests[0]?.url]).toStrictEqual(['PUT', '/api/v0.9/webhook-subscribers/billing']);
-    expect(JSON.parse(server.requests[0]!.body.toString())).toStrictEqual({ enabled: false });
+    expect([cli.server.requests[0]?.method, cli.server.requests[0]?.url]).toStrictEqual(['PUT', '/api/v0.9/webhook-subscribers/billing']);
+    expect(JSON.parse(cli.server.requests[0]!.body.toString())).toStrictEqual({ enabled: false });
   });
 
   it('get and delete address the subscriber by handle', async () => {
-    server.respond((request) => (request.method === 'DELETE' ? { status: 204 } : json(subscriber)));
+    cli.server.respond((request) => (request.method === 'DELETE' ? { status: 204 } : json(subscriber)));
     const got = await herald(['webhooks', 'subscribers', 'get', 'billing', '--json']);
     expect(JSON.parse(got.text)).toStrictEqual(subscriber);
     const deleted = await herald(['webhooks', 'subscribers', 'delete', 'billing']);
     expect(deleted.code).toBe(0);
     expect(deleted.stderr).toBe('Deleted subscriber billing.\n');
-    expect(server.requests.map((request) => `${request.method} ${request.url}`)).toStrictEqual([
+    expect(cli.server.requests.map((request) => `${request.method} ${request.url}`)).toStrictEqual([
       'GET /api/v0.9/webhook-subscribers/billing',
       'DELETE /api/v0.9/webhook-subscribers/billing',
     ]);
   });
 
   it('reports an error response with its code, message and field details, exit 1', async () => {
-    server.respond(() => json({ status: 'error', code: 'MISSING_REQUIRED_PARAMETER', message: 'invalid subscriber', errors: [{ field: 'targetUrl', message: 'must be an absolute http(s) URL' }] }, 400));
+    cli.server.respond(() => json({ status: 'error', code: 'MISSING_REQUIRED_PARAMETER', message: 'invalid subscriber', errors: [{ field: 'targetUrl', message: 'must be an absolute http(s) URL' }] }, 400));
     const run = await herald(['webhooks', 'subscribers', 'create', '--name', 'x', '--url', 'nope']);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe('herald: HTTP 400 MISSING_REQUIRED_PARAMETER: invalid subscriber\n  targetUrl: must be an absolute http(s) URL\n');
   });
 
   it('reports the legacy {"message"} error shape', async () => {
-    server.respond(() => json({ message: 'fields in the payload are missing or invalid' }, 400));
+    cli.server.respond(() => json({ message: 'fields in the payload are missing or invalid' }, 400));
     const run = await herald(['webhooks', 'subscribers', 'update', 'billing', '--name', '']);
     expect(run.stderr).toBe('herald: HTTP 400: fields in the payload are missing or invalid\n');
   });
@@ -110,38 +97,38 @@ describe('webhooks subscribers', () => {
 describe('webhooks deliveries and events', () => {
   it('deliveries lists a subscriber\'s attempts', async () => {
     const body = { list: [{ deliveryId: 'd1', eventType: 'apikey.generated', status: 'FAILED', lastHttpStatus: 500, lastError: 'HTTP 500', lastAttemptAt: null, deliveredAt: null, occurredAt: null }] };
-    server.respond(() => json(body));
+    cli.server.respond(() => json(body));
     const run = await herald(['webhooks', 'deliveries', 'billing']);
-    expect(server.requests[0]?.url).toBe('/api/v0.9/webhook-subscribers/billing/deliveries');
+    expect(cli.server.requests[0]?.url).toBe('/api/v0.9/webhook-subscribers/billing/deliveries');
     expect(JSON.parse(run.text)).toStrictEqual(body);
   });
 
   it('events list filters by status; an invalid status sends nothing', async () => {
-    server.respond(() => json({ list: [], count: 0, pagination: { total: 0, limit: 20, offset: 0 } }));
+    cli.server.respond(() => json({ list: [], count: 0, pagination: { total: 0, limit: 20, offset: 0 } }));
     const run = await herald(['webhooks', 'events', 'list', '--status', 'failed']);
     expect(run.code).toBe(0);
-    expect(server.requests[0]?.url).toBe('/api/v0.9/webhook-events?status=FAILED');
+    expect(cli.server.requests[0]?.url).toBe('/api/v0.9/webhook-events?status=FAILED');
     const bad = await herald(['webhooks', 'events', 'list', '--status', 'LOST']);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('--status must be one of PENDING, DISPATCHED, ALL_DELIVERED, FAILED');
-    expect(server.requests).toHaveLength(1);
+    expect(cli.server.requests).toHaveLength(1);
   });
 
   it('events get reads one event', async () => {
-    server.respond(() => json({ eventId: 'e1', deliveries: [] }));
+    cli.server.respond(() => json({ eventId: 'e1', deliveries: [] }));
     const run = await herald(['webhooks', 'events', 'get', 'e1']);
-    expect(server.requests[0]?.url).toBe('/api/v0.9/webhook-events/e1');
+    expect(cli.server.requests[0]?.url).toBe('/api/v0.9/webhook-events/e1');
     expect(JSON.parse(run.text)).toStrictEqual({ eventId: 'e1', deliveries: [] });
   });
 });
 
 describe('ids that are dot segments', () => {
   it('sends "." and ".." as escaped path segments, never as "this/parent directory"', async () => {
-    server.respond((request) => (request.method === 'DELETE' ? { status: 204 } : json({ eventId: '.', deliveries: [] })));
+    cli.server.respond((request) => (request.method === 'DELETE' ? { status: 204 } : json({ eventId: '.', deliveries: [] })));
     expect((await herald(['webhooks', 'subscribers', 'delete', '..'])).code).toBe(0);
     expect((await herald(['webhooks', 'events', 'get', '.'])).code).toBe(0);
     await herald(['webhooks', 'deliveries', '..']);
-    expect(server.requests.map((request) => `${request.method} ${request.url}`)).toStrictEqual([
+    expect(cli.server.requests.map((request) => `${request.method} ${request.url}`)).toStrictEqual([
       'DELETE /api/v0.9/webhook-subscribers/%2E%2E',
       'GET /api/v0.9/webhook-events/%2E',
       'GET /api/v0.9/webhook-subscribers/%2E%2E/deliveries',
@@ -153,12 +140,12 @@ describe('webhooks events send', () => {
   const event = { eventId: 'e1', eventType: 'apikey.generated', orgId: 'acme', aggregateType: 'apikey', aggregateId: 'key-1', status: 'PENDING', occurredAt: '2025-01-01T00:00:00.000Z', deliveries: [] };
 
   it('publishes the event with the data exactly as written, sensitive fields and an Idempotency-Key', async () => {
-    server.respond(() => json(event, 201));
+    cli.server.respond(() => json(event, 201));
     const data = '{"name":"ci", "token":"s3cr3t", "big":12345678901234567890}';
     const run = await herald(['webhooks', 'events', 'send', '--type', 'apikey.generated', '--aggregate-id', 'key-1', '--data', data, '--sensitive', 'token', '--idempotency-key', 'order-42']);
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    const request = server.requests[0]!;
+    const request = cli.server.requests[0]!;
     expect([request.method, request.url]).toStrictEqual(['POST', '/api/v0.9/webhook-events']);
     expect(request.headers['idempotency-key']).toBe('order-42');
     expect(request.headers['content-type']).toBe('application/json');
@@ -167,16 +154,16 @@ describe('webhooks events send', () => {
   });
 
   it('reads --data from a file (@path) or standard input (@-)', async () => {
-    server.respond(() => json(event, 201));
-    writeFileSync(join(options.cwd, 'data.json'), '{"from":"file"}\n');
+    cli.server.respond(() => json(event, 201));
+    writeFileSync(join(cli.options.cwd, 'data.json'), '{"from":"file"}\n');
     await herald(['webhooks', 'events', 'send', '--type', 'a.b', '--aggregate-id', 'x', '--data', '@data.json']);
     await herald(['webhooks', 'events', 'send', '--type', 'a.b', '--aggregate-id', 'x', '--data', '@-'], { stdin: '{"from":"stdin"}' });
-    expect(server.requests.map((request) => JSON.parse(request.body.toString()).data)).toStrictEqual([{ from: 'file' }, { from: 'stdin' }]);
-    expect(server.requests[0]?.headers['idempotency-key']).toBeUndefined();
+    expect(cli.server.requests.map((request) => JSON.parse(request.body.toString()).data)).toStrictEqual([{ from: 'file' }, { from: 'stdin' }]);
+    expect(cli.server.requests[0]?.headers['idempotency-key']).toBeUndefined();
   });
 
   it('says when the Idempotency-Key was used before (200: the original event, no new one)', async () => {
-    server.respond(() => json(event, 200));
+    cli.server.respond(() => json(event, 200));
     const run = await herald(['webhooks', 'events', 'send', '--type', 'a.b', '--aggregate-id', 'x', '--data', '{}', '--idempotency-key', 'k1']);
     expect(run.code).toBe(0);
     expect(run.stderr).toContain('Idempotency-Key "k1" was used before');
@@ -194,7 +181,7 @@ describe('webhooks events send', () => {
     const run = await herald(['webhooks', 'events', 'send', '--type', 'a.b', '--aggregate-id', 'x', ...extra]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(message);
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 
   it('requires --type, --aggregate-id and --data', async () => {
@@ -205,18 +192,18 @@ describe('webhooks events send', () => {
     const noData = await herald(['webhooks', 'events', 'send', '--type', 'a.b', '--aggregate-id', 'x']);
     expect(noData.stderr).toContain('missing --data');
     expect([noType.code, noAggregate.code, noData.code]).toStrictEqual([2, 2, 2]);
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 
   it('names a --data file that cannot be read (exit 4)', async () => {
     const run = await herald(['webhooks', 'events', 'send', '--type', 'a.b', '--aggregate-id', 'x', '--data', '@missing.json']);
     expect(run.code).toBe(4);
     expect(run.stderr).toContain('--data: cannot read "missing.json": no such file');
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 
   it('reports the server\'s refusal with its field details', async () => {
-    server.respond(() => json({ status: 'error', code: 'INVALID_PARAMETER', message: 'invalid event', errors: [{ field: 'eventType', message: 'must match family.action' }] }, 400));
+    cli.server.respond(() => json({ status: 'error', code: 'INVALID_PARAMETER', message: 'invalid event', errors: [{ field: 'eventType', message: 'must match family.action' }] }, 400));
     const run = await herald(['webhooks', 'events', 'send', '--type', 'Bad', '--aggregate-id', 'x', '--data', '{}']);
     expect(run.code).toBe(1);
     expect(run.stderr).toBe('herald: HTTP 400 INVALID_PARAMETER: invalid event\n  eventType: must match family.action\n');
@@ -226,20 +213,20 @@ describe('webhooks events send', () => {
 describe('webhooks events redeliver and deliveries retry', () => {
   it('redeliver POSTs to the event\'s redeliver endpoint and prints the event', async () => {
     const detail = { eventId: 'e1', deliveries: [{ deliveryId: 'd1', status: 'PENDING', attemptHistory: [] }] };
-    server.respond(() => json(detail));
+    cli.server.respond(() => json(detail));
     const run = await herald(['webhooks', 'events', 'redeliver', 'e1']);
     expect(run.code).toBe(0);
-    expect(`${server.requests[0]?.method} ${server.requests[0]?.url}`).toBe('POST /api/v0.9/webhook-events/e1/redeliver');
-    expect(server.requests[0]?.body.length).toBe(0);
+    expect(`${cli.server.requests[0]?.method} ${cli.server.requests[0]?.url}`).toBe('POST /api/v0.9/webhook-events/e1/redeliver');
+    expect(cli.server.requests[0]?.body.length).toBe(0);
     expect(JSON.parse(run.text)).toStrictEqual(detail);
   });
 
   it('retry POSTs to the delivery\'s retry endpoint under its event', async () => {
     const row = { deliveryId: 'd1', subscriberId: 'billing', status: 'PENDING' };
-    server.respond(() => json(row));
+    cli.server.respond(() => json(row));
     const run = await herald(['webhooks', 'deliveries', 'retry', 'd1', '--event', 'e1']);
     expect(run.code).toBe(0);
-    expect(`${server.requests[0]?.method} ${server.requests[0]?.url}`).toBe('POST /api/v0.9/webhook-events/e1/deliveries/d1/retry');
+    expect(`${cli.server.requests[0]?.method} ${cli.server.requests[0]?.url}`).toBe('POST /api/v0.9/webhook-events/e1/deliveries/d1/retry');
     expect(JSON.parse(run.text)).toStrictEqual(row);
   });
 
@@ -247,19 +234,19 @@ describe('webhooks events redeliver and deliveries retry', () => {
     const run = await herald(['webhooks', 'deliveries', 'retry', 'd1']);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain('missing --event');
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 
   it('escapes dot-segment ids in the retry path', async () => {
     await herald(['webhooks', 'deliveries', 'retry', '..', '--event', '.']);
-    expect(server.requests[0]?.url).toBe('/api/v0.9/webhook-events/%2E/deliveries/%2E%2E/retry');
+    expect(cli.server.requests[0]?.url).toBe('/api/v0.9/webhook-events/%2E/deliveries/%2E%2E/retry');
   });
 
   it('deliveries list <subscriber> is the explicit form of deliveries <subscriber>', async () => {
-    server.respond(() => json({ list: [] }));
+    cli.server.respond(() => json({ list: [] }));
     await herald(['webhooks', 'deliveries', 'list', 'retry']);
     await herald(['webhooks', 'deliveries', 'billing']);
-    expect(server.requests.map((request) => request.url)).toStrictEqual([
+    expect(cli.server.requests.map((request) => request.url)).toStrictEqual([
       '/api/v0.9/webhook-subscribers/retry/deliveries',
       '/api/v0.9/webhook-subscribers/billing/deliveries',
     ]);
@@ -274,7 +261,7 @@ describe('webhooks events redeliver and deliveries retry', () => {
         attemptHistory: [{ attempt: 1, startedAt: '2025-01-01T00:00:05.000Z', durationMs: 42, httpStatus: 500, errorClass: 'HTTP_STATUS', errorMessage: 'HTTP 500', responseBodySnippet: 'oops' }],
       }],
     };
-    server.respond(() => json(detail));
+    cli.server.respond(() => json(detail));
     const run = await herald(['webhooks', 'events', 'get', 'e1', '--json']);
     expect(run.code).toBe(0);
     expect(run.text).toBe(`${JSON.stringify(detail, null, 2)}\n`);
@@ -287,9 +274,9 @@ describe('webhooks verify (with @herald/receiver)', () => {
   const apiPortalSignature = 't=1700000000,v1=74d0ee938ed8d438f910c8eefa9612292ce48b661b333f859b2ddc810369cac6';
 
   function save(headers: string): void {
-    writeFileSync(join(options.cwd, 'body.json'), body);
-    writeFileSync(join(options.cwd, 'headers.txt'), headers);
-    writeFileSync(join(options.cwd, 'secret.txt'), 'shared-secret\n');
+    writeFileSync(join(cli.options.cwd, 'body.json'), body);
+    writeFileSync(join(cli.options.cwd, 'headers.txt'), headers);
+    writeFileSync(join(cli.options.cwd, 'secret.txt'), 'shared-secret\n');
   }
 
   it('accepts a valid api-portal signature of a saved delivery', async () => {
@@ -329,9 +316,9 @@ describe('webhooks verify (with @herald/receiver)', () => {
     save(`X-Api-Portal-Signature: ${apiPortalSignature}\n`);
     const { spawnSync } = await import('node:child_process');
     const result = spawnSync(process.execPath, [join(isolated, 'dist/bin/herald.js'), 'webhooks', 'verify', '--body', 'body.json', '--headers', 'headers.txt', '--secret-file', 'secret.txt'], {
-      cwd: options.cwd,
+      cwd: cli.options.cwd,
       encoding: 'utf8',
-      env: { PATH: process.env.PATH ?? '', HERALD_CONFIG_DIR: options.configDir },
+      env: { PATH: process.env.PATH ?? '', HERALD_CONFIG_DIR: cli.options.configDir },
     });
     expect(result.status).toBe(3);
     expect(result.stderr).toContain('herald webhooks verify needs the @herald/receiver package, which is not installed');

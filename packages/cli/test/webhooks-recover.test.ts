@@ -1,27 +1,11 @@
 // `herald webhooks subscribers recover|recovery` as the real executable against a recording server:
 // the exact requests, polling with --wait, and usage errors that send nothing.
-import { join } from 'node:path';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startRecordingServer, type RecordingServer } from './support/recording-server.js';
-import { assertBuilt, runHerald, temporaryDirectory, type RunOptions } from './support/run-herald.js';
-import { seedConfig } from './support/config-fixture.js';
+import { describe, expect, it } from 'vitest';
+import { recordingServerSuite } from './support/cli-suite.js';
+import { jsonReply as json } from './support/recording-server.js';
 
-let server: RecordingServer;
-let options: RunOptions;
-
-beforeAll(async () => {
-  assertBuilt();
-  server = await startRecordingServer();
-});
-afterAll(() => server.close());
-beforeEach(() => {
-  server.requests.length = 0;
-  options = { configDir: join(temporaryDirectory('herald-cfg-'), 'herald'), cwd: temporaryDirectory('herald-cwd-') };
-  seedConfig(options.configDir, { url: server.url });
-});
-
-const herald = (args: readonly string[]) => runHerald(args, options);
-const json = (body: unknown, status = 200) => ({ status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const cli = recordingServerSuite();
+const herald = cli.herald;
 const recovery = (status: string, requeued: number) => ({
   recoveryId: 'rec_0123456789abcdef',
   subscriberId: 'billing',
@@ -37,11 +21,11 @@ const recovery = (status: string, requeued: number) => ({
 
 describe('subscribers recover', () => {
   it('--since 2h sends now minus two hours; prints the recovery and how to follow it', async () => {
-    server.respond(() => json(recovery('QUEUED', 0), 202));
+    cli.server.respond(() => json(recovery('QUEUED', 0), 202));
     const before = Date.now();
     const run = await herald(['webhooks', 'subscribers', 'recover', 'billing', '--since', '2h']);
     expect(run.code).toBe(0);
-    const request = server.requests[0]!;
+    const request = cli.server.requests[0]!;
     expect([request.method, request.url]).toStrictEqual(['POST', '/api/v0.9/webhook-subscribers/billing/recover']);
     const body = JSON.parse(request.body.toString()) as { since: string };
     expect(Object.keys(body)).toStrictEqual(['since']);
@@ -53,12 +37,12 @@ describe('subscribers recover', () => {
   });
 
   it('sends --until and every --status as given in ISO form', async () => {
-    server.respond(() => json(recovery('QUEUED', 0), 202));
+    cli.server.respond(() => json(recovery('QUEUED', 0), 202));
     const run = await herald([
       'webhooks', 'subscribers', 'recover', 'billing', '--since', '2025-01-31T00:00:00+01:00', '--until', '2025-01-31T06:00:00Z', '--status', 'FAILED', '--status', 'delivered',
     ]);
     expect(run.code).toBe(0);
-    expect(JSON.parse(server.requests[0]!.body.toString())).toStrictEqual({
+    expect(JSON.parse(cli.server.requests[0]!.body.toString())).toStrictEqual({
       since: '2025-01-30T23:00:00.000Z',
       until: '2025-01-31T06:00:00.000Z',
       statuses: ['FAILED', 'DELIVERED'],
@@ -67,10 +51,10 @@ describe('subscribers recover', () => {
 
   it('--wait polls the recovery until COMPLETED and prints the last answer', async () => {
     const answers = [json(recovery('QUEUED', 0), 202), json(recovery('RUNNING', 200)), json(recovery('COMPLETED', 250))];
-    server.respond(() => answers.shift() ?? json({}, 500));
+    cli.server.respond(() => answers.shift() ?? json({}, 500));
     const run = await herald(['webhooks', 'subscribers', 'recover', 'billing', '--since', '1d', '--wait']);
     expect([run.code, run.stderr]).toStrictEqual([0, '']);
-    expect(server.requests.map((request) => `${request.method} ${request.url}`)).toStrictEqual([
+    expect(cli.server.requests.map((request) => `${request.method} ${request.url}`)).toStrictEqual([
       'POST /api/v0.9/webhook-subscribers/billing/recover',
       'GET /api/v0.9/webhook-subscribers/billing/recoveries/rec_0123456789abcdef',
       'GET /api/v0.9/webhook-subscribers/billing/recoveries/rec_0123456789abcdef',
@@ -79,7 +63,7 @@ describe('subscribers recover', () => {
   });
 
   it('a server refusal (disabled subscriber) is exit 1 with its message', async () => {
-    server.respond(() => json({ status: 'error', code: 'CONFLICT', message: 'Subscriber "billing" is disabled' }, 409));
+    cli.server.respond(() => json({ status: 'error', code: 'CONFLICT', message: 'Subscriber "billing" is disabled' }, 409));
     const run = await herald(['webhooks', 'subscribers', 'recover', 'billing', '--since', '2h']);
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('HTTP 409 CONFLICT: Subscriber "billing" is disabled');
@@ -96,7 +80,7 @@ describe('subscribers recover', () => {
     const run = await herald(['webhooks', 'subscribers', 'recover', 'billing', ...flags]);
     expect(run.code).toBe(2);
     expect(run.stderr).toContain(message);
-    expect(server.requests).toHaveLength(0);
+    expect(cli.server.requests).toHaveLength(0);
   });
 
   it('without an id it is a usage error', async () => {
@@ -107,17 +91,17 @@ describe('subscribers recover', () => {
 
 describe('subscribers recovery', () => {
   it('gets one recovery by subscriber and id', async () => {
-    server.respond(() => json(recovery('RUNNING', 200)));
+    cli.server.respond(() => json(recovery('RUNNING', 200)));
     const run = await herald(['webhooks', 'subscribers', 'recovery', 'billing', 'rec_0123456789abcdef']);
     expect(run.code).toBe(0);
-    expect(server.requests[0]?.url).toBe('/api/v0.9/webhook-subscribers/billing/recoveries/rec_0123456789abcdef');
+    expect(cli.server.requests[0]?.url).toBe('/api/v0.9/webhook-subscribers/billing/recoveries/rec_0123456789abcdef');
     expect(JSON.parse(run.text)).toStrictEqual(recovery('RUNNING', 200));
   });
 
   it('needs both ids, and sends each as one path segment', async () => {
     expect((await herald(['webhooks', 'subscribers', 'recovery', 'billing'])).stderr).toContain('missing <recovery-id> argument');
-    server.respond(() => json({ status: 'error', code: 'MISSING_REQUIRED_PARAMETER', message: 'bad' }, 400));
+    cli.server.respond(() => json({ status: 'error', code: 'MISSING_REQUIRED_PARAMETER', message: 'bad' }, 400));
     await herald(['webhooks', 'subscribers', 'recovery', 'billing', '../x']);
-    expect(server.requests[0]?.url).toBe('/api/v0.9/webhook-subscribers/billing/recoveries/..%2Fx');
+    expect(cli.server.requests[0]?.url).toBe('/api/v0.9/webhook-subscribers/billing/recoveries/..%2Fx');
   });
 });

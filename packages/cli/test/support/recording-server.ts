@@ -24,10 +24,15 @@ export interface RecordingServer {
   readonly url: string;
   readonly requests: RecordedRequest[];
   respond(responder: Responder): void;
+  /** Forgets the requests and goes back to the default answer, as when it started. */
+  reset(): void;
   close(): Promise<void>;
 }
 
-const defaultReply: Responder = () => ({ status: 200, headers: { 'content-type': 'application/json' }, body: '{"ok":true}' });
+/** A JSON answer, as Herald's API gives them. */
+export const jsonReply = (body: unknown, status = 200): Reply => ({ status, headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+
+const defaultReply: Responder = () => jsonReply({ ok: true });
 
 export async function startRecordingServer(): Promise<RecordingServer> {
   const requests: RecordedRequest[] = [];
@@ -56,6 +61,10 @@ export async function startRecordingServer(): Promise<RecordingServer> {
     requests,
     respond(next) {
       responder = next;
+    },
+    reset() {
+      requests.length = 0;
+      responder = defaultReply;
     },
     close: () =>
       new Promise<void>((resolve) => {
