@@ -84,8 +84,23 @@ export function isValidHostHeader(host: string | undefined): host is string {
  * request's own origin when its Host header is a plain host[:port]; otherwise just the path (a
  * relative reference), never a URL built from an unvalidated header.
  */
-export function locationUrl(request: FastifyRequest, publicBaseUrl: string | undefined, path: string): string {
+function locationUrl(request: FastifyRequest, publicBaseUrl: string | undefined, path: string): string {
   if (publicBaseUrl) return `${publicBaseUrl.replace(/\/+$/, '')}${path}`;
   const host = request.headers.host;
   return isValidHostHeader(host) ? `${request.protocol}://${host}${path}` : path;
+}
+
+/** Where a route plugin is mounted, as its options carry it. */
+export interface Mount {
+  publicBaseUrl?: string;
+  /** The prefix the plugin is mounted under, e.g. /api/v0.9. */
+  basePath: string;
+}
+
+/**
+ * `Location` of a resource below the plugin's mount, given by its path segments. Every segment is
+ * percent-encoded, so an id can never add a segment or a query to the URL.
+ */
+export function resourceLocation(request: FastifyRequest, mount: Mount, ...segments: string[]): string {
+  return locationUrl(request, mount.publicBaseUrl, `${mount.basePath}/${segments.map(encodeURIComponent).join('/')}`);
 }

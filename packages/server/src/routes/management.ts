@@ -6,14 +6,12 @@ import { SCOPES } from '../auth/scopes.js';
 import { ForbiddenError, schemas } from '@herald/core';
 import type { ProjectStore } from '../projects/project-store.js';
 import { Project, ProjectCreateRequest, ProjectParams, ProjectUpdateRequest } from '../projects/schemas.js';
-import { bodyErrorResponses, coreScope, errorResponses, locationUrl, NoContent, NoQuery } from './common.js';
+import { bodyErrorResponses, coreScope, errorResponses, NoContent, NoQuery, resourceLocation, type Mount } from './common.js';
 
-export interface ManagementRouteOptions {
+export interface ManagementRouteOptions extends Mount {
   orgId: string;
   orgDisplayName: string;
   projects: ProjectStore;
-  publicBaseUrl?: string;
-  basePath: string;
 }
 
 const Org = Type.Object(
@@ -112,8 +110,7 @@ export const managementRoutes: FastifyPluginAsyncTypebox<ManagementRouteOptions>
     },
     async (request, reply) => {
       const project = await projects.create(coreScope(request, orgId), request.body);
-      const path = `${options.basePath}/orgs/${encodeURIComponent(orgId)}/projects/${encodeURIComponent(project.id)}`;
-      return reply.code(201).header('location', locationUrl(request, options.publicBaseUrl, path)).send(project);
+      return reply.code(201).header('location', resourceLocation(request, options, 'orgs', orgId, 'projects', project.id)).send(project);
     },
   );
 

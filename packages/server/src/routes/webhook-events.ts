@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { SCOPES } from '../auth/scopes.js';
 import { contextFromTraceparent, NotFoundError, schemas } from '@herald/core';
 import { context } from '@opentelemetry/api';
-import { bodyErrorResponses, coreScope, errorResponses, locationUrl, NoQuery } from './common.js';
+import { bodyErrorResponses, coreScope, errorResponses, NoQuery, resourceLocation } from './common.js';
 import type { WebhookRouteOptions } from './webhook-subscribers.js';
 
 const TAGS = ['webhook-events'];
@@ -86,8 +86,7 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> 
           idempotencyKey ? { idempotencyKey } : undefined,
         ),
       );
-      const location = locationUrl(request, options.publicBaseUrl, `${options.basePath}/webhook-events/${encodeURIComponent(event.eventId)}`);
-      return reply.code(created ? 201 : 200).header('location', location).send(event);
+      return reply.code(created ? 201 : 200).header('location', resourceLocation(request, options, 'webhook-events', event.eventId)).send(event);
     },
   );
 

@@ -5,14 +5,11 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { schemas, type Herald } from '@herald/core';
 import { Type } from 'typebox';
 import { SCOPES } from '../auth/scopes.js';
-import { bodyErrorResponses, coreScope, errorResponses, locationUrl, NoContent, NoQuery } from './common.js';
+import { bodyErrorResponses, coreScope, errorResponses, NoContent, NoQuery, resourceLocation, type Mount } from './common.js';
 
-export interface WebhookRouteOptions {
+export interface WebhookRouteOptions extends Mount {
   herald: Herald;
   orgId: string;
-  publicBaseUrl?: string;
-  /** The prefix this plugin is mounted under, for Location URLs. */
-  basePath: string;
 }
 
 const TAGS = ['webhook-subscribers'];
@@ -32,8 +29,6 @@ const RecoveryParams = Type.Object(
 
 export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> = async (app, options) => {
   const { herald, orgId } = options;
-  const locationOf = (request: Parameters<typeof locationUrl>[0], handle: string) =>
-    locationUrl(request, options.publicBaseUrl, `${options.basePath}/webhook-subscribers/${encodeURIComponent(handle)}`);
 
   app.post(
     '/webhook-subscribers',
@@ -53,7 +48,7 @@ export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOpti
     },
     async (request, reply) => {
       const created = await herald.subscribers.create(coreScope(request, orgId), request.body);
-      return reply.code(201).header('location', locationOf(request, created.id)).send(created);
+      return reply.code(201).header('location', resourceLocation(request, options, 'webhook-subscribers', created.id)).send(created);
     },
   );
 
@@ -165,11 +160,7 @@ export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOpti
     async (request, reply) => {
       const { subscriberId } = request.params;
       const recovery = await herald.deliveries.recover(coreScope(request, orgId), subscriberId, request.body);
-      const location = locationUrl(
-        request,
-        options.publicBaseUrl,
-        `${options.basePath}/webhook-subscribers/${encodeURIComponent(subscriberId)}/recoveries/${recovery.recoveryId}`,
-      );
+      const location = resourceLocation(request, options, 'webhook-subscribers', subscriberId, 'recoveries', recovery.recoveryId);
       return reply.code(202).header('location', location).send(recovery);
     },
   );
