@@ -1,9 +1,10 @@
 // The engine end to end: createHerald over FerretDB, real HTTP sinks on 127.0.0.1.
-import { createServer } from 'node:net';
 import { decryptFields, verify } from '@herald/receiver';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ValidationError } from '../../src/index.js';
+// A port the system just handed out and took back: nothing listens there, so connecting is refused.
+import { freePort as closedPort } from '../../../../test/support/ferretdb.js';
 import { answer, startSink, type Sink } from './support/sink.js';
 import { eventSettles, eventually, scope, startHarness, type Harness } from './support/harness.js';
 
@@ -29,14 +30,6 @@ async function subscribe(targetUrl: string, extra: { secret?: string; timeoutMs?
 async function publish(eventType = `${family}.created`, data: Record<string, unknown> = { orderId: 'o-1', total: 12 }) {
   const { event } = await harness.herald.events.publish(scope, { eventType, aggregateId: 'agg-1', data });
   return event;
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 beforeAll(async () => { harness = await startHarness(); });

@@ -1,6 +1,7 @@
-import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createHttpSender, type HttpSender, RESPONSE_SNIPPET_BYTES } from '../../src/engine/http/sender.js';
+// A port the system just handed out and took back: nothing listens there, so connecting is refused.
+import { freePort as closedPort } from '../../../../test/support/ferretdb.js';
 import { answer, startSink, type Sink } from './support/sink.js';
 
 const LOOPBACK = ['127.0.0.0/8', '::1'];
@@ -18,14 +19,6 @@ afterAll(async () => {
 
 function post(url: string, timeoutMs = 2_000) {
   return sender.send({ url, headers: { 'content-type': 'application/json', 'x-test': 'yes' }, body: '{"n":1}', timeoutMs });
-}
-
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
 }
 
 describe('HTTP sender against real loopback sinks', () => {
