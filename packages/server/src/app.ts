@@ -120,6 +120,7 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
         registry: listeners,
         readOnly: config.readOnly,
         selfOrigin: deps.selfOrigin ?? (() => undefined),
+        graceMs: config.listenGraceMs,
       });
     },
     { prefix: WEBHOOK_API_PREFIX },

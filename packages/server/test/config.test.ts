@@ -51,6 +51,7 @@ describe('loadConfig', () => {
         HERALD_LOG_LEVEL: 'debug',
         HERALD_DATA_DIR: '/var/lib/herald',
         HERALD_DRAIN_TIMEOUT: '20s',
+        HERALD_LISTEN_GRACE: '90s',
         HERALD_JWT_JWKS_URL: 'https://idp.example.com/jwks.json',
         HERALD_JWT_ISSUER: 'https://idp.example.com/',
         HERALD_JWT_AUDIENCE: 'herald',
@@ -75,6 +76,7 @@ describe('loadConfig', () => {
       logLevel: 'debug',
       dataDir: '/var/lib/herald',
       drainTimeoutMs: 20_000,
+      listenGraceMs: 90_000,
       jwt: { jwksUrl: 'https://idp.example.com/jwks.json', issuer: 'https://idp.example.com/', audience: 'herald', orgClaim: 'tenant', clockToleranceSec: 30 },
     });
   });

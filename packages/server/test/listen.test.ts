@@ -1,6 +1,6 @@
 // The listen protocol of `herald webhooks listen` against the real host with no SSRF allow-list: the
 // engine reaches the host's own internal route (and nothing else on loopback), the stream relays a
-// signed delivery, the reply becomes the recorded outcome, and closing removes the listener.
+// signed delivery, the reply becomes the recorded outcome, and DELETE removes the listener.
 import { verify } from '@herald/receiver';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startTestHost, type TestHost } from './support/test-host.js';
@@ -64,11 +64,14 @@ test('a delivery is relayed signed, the reply is its outcome, and closing delete
   stream.close();
 }, 30_000);
 
-test('a dropped stream deletes its listener', async () => {
+test('a dropped stream leaves its listener for the CLI to resume (listen-resume.test.ts); DELETE still removes it', async () => {
   const stream = await openSse(listenUrl(), t.adminToken);
   const { listenerId } = JSON.parse((await stream.next()).data) as { listenerId: string };
   stream.close();
-  await expect.poll(async () => (await t.api.get(`/api/v0.9/webhook-subscribers/${listenerId}`)).status, { timeout: 5_000 }).toBe(404);
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  expect((await t.api.get(`/api/v0.9/webhook-subscribers/${listenerId}`)).status).toBe(200);
+  expect((await call('DELETE', `/api/v0.9/webhook-listen/${listenerId}`, t.adminToken)).status).toBe(204);
+  expect((await t.api.get(`/api/v0.9/webhook-subscribers/${listenerId}`)).status).toBe(404);
 });
 
 test('the internal route takes only deliveries signed with the listener\'s secret', async () => {

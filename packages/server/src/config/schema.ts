@@ -87,6 +87,9 @@ export const HostConfig = Type.Object(
     ),
     dataDir: Type.String({ minLength: 1, default: './.data' }),
     drainTimeoutMs: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000 }),
+    listenGraceMs: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 600_000, description: 'How long a `herald webhooks listen` listener waits for its CLI to resume a dropped stream (default 60 s; 0: deleted at once).' }),
+    ),
     eventTypes: Type.Array(EventTypeConfig, { default: [] }),
     seedTokensFile: Type.Optional(
       Type.String({ minLength: 1, description: 'JSON file of [{name, token, scopes}]: API tokens upserted by name at start.' }),

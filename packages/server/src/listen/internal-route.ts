@@ -25,11 +25,18 @@ export const listenInternalRoute: FastifyPluginAsync<{ registry: ListenerRegistr
     } catch {
       return reply.code(401).send({ status: 'error', code: 'UNAUTHORIZED', message: 'not a delivery signed for this listener' });
     }
+    // Between a dropped stream and its resume nobody can relay: a 503 is a failed attempt the
+    // engine retries on its usual schedule (no Retry-After: a reconnect takes seconds, and the
+    // schedule's first steps are that short), so the delivery reaches the CLI once it is back.
+    const { stream } = listener;
+    if (!stream) {
+      return reply.code(503).send({ status: 'error', code: 'SERVICE_UNAVAILABLE', message: 'the listening CLI is disconnected; it may resume within its grace period' });
+    }
     const headers: Record<string, string> = {};
     for (const [name, value] of Object.entries(request.headers)) {
       if (!HOP_HEADERS.has(name) && typeof value === 'string') headers[name] = value;
     }
-    const answer = await registry.push(listener, { headers, body }, listener.timeoutMs - ANSWER_MARGIN_MS);
+    const answer = await registry.push(listener.id, stream, { headers, body }, listener.timeoutMs - ANSWER_MARGIN_MS);
     if (!answer) return reply.code(504).type('text/plain').send('the listening CLI did not relay an answer in time');
     return reply.code(answer.status).type('text/plain').send(answer.body ?? '');
   });

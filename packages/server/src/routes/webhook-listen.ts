@@ -1,7 +1,10 @@
 // `herald webhooks listen` (docs/server.md "Listening from a developer machine"): a server-sent-events
 // stream whose ephemeral subscriber targets this host's internal route (listen/internal-route.ts),
-// plus the CLI's replies and its explicit close. Hidden from the OpenAPI documents: a stream that
-// never ends cannot be described by them nor probed by their fuzzers, and only the CLI speaks it.
+// plus the CLI's replies and its explicit close. A dropped stream leaves its listener alive for a
+// grace period so the CLI can resume it (`?resume=lst_…`) with the same id and secret: a receiver
+// configured with the secret printed at start keeps verifying across a network blip. Hidden from
+// the OpenAPI documents: a stream that never ends cannot be described by them nor probed by their
+// fuzzers, and only the CLI speaks it.
 import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { ConflictError, ForbiddenError, NotFoundError, type Herald, type Scope } from '@herald/core';
@@ -17,7 +20,12 @@ export interface WebhookListenOptions {
   readOnly: boolean;
   /** This host's own origin as the engine reaches it; undefined when this process runs no engine. */
   selfOrigin(): string | undefined;
+  /** How long a listener outlives its dropped stream (0: deleted at once); default LISTEN_GRACE_MS. */
+  graceMs?: number | undefined;
 }
+
+/** A listener waits this long for its CLI to resume it after the stream drops, then is deleted. */
+export const LISTEN_GRACE_MS = 60_000;
 
 /** The CLI's receiver answers within this, or the engine records a timeout. */
 export const LISTENER_TIMEOUT_MS = 15_000;
@@ -27,13 +35,22 @@ const HEARTBEAT_MS = 15_000;
 const EXPIRY_MS = 60_000;
 const SWEEP_MS = 30_000;
 
-const ListenerParams = Type.Object({ listenerId: Type.String({ pattern: '^lst_[0-9a-f]{24}$' }) }, { additionalProperties: false });
+const LISTENER_ID = '^lst_[0-9a-f]{24}$';
+const ListenerParams = Type.Object({ listenerId: Type.String({ pattern: LISTENER_ID }) }, { additionalProperties: false });
 const ReplyParams = Type.Object(
   { listenerId: ListenerParams.properties.listenerId, deliveryId: Type.String({ pattern: '^lsd_[0-9a-f]{24}$' }) },
   { additionalProperties: false },
 );
 const ListenQuery = Type.Object(
-  { events: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Comma-separated event patterns; default every event.' })) },
+  {
+    events: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Comma-separated event patterns; default every event.' })),
+    resume: Type.Optional(
+      Type.String({
+        pattern: LISTENER_ID,
+        description: 'A listener this caller opened before: resumed with its id and secret if it still exists with the same events, else a new one is opened (`ready.resumed` says which).',
+      }),
+    ),
+  },
   { additionalProperties: false },
 );
 const ReplyBody = Type.Object(
@@ -48,15 +65,24 @@ const ReplyBody = Type.Object(
 export const webhookListenRoutes: FastifyPluginAsyncTypebox<WebhookListenOptions> = async (app, options) => {
   const { herald, orgId, registry } = options;
   const system: Scope = { orgId, actor: 'system:listen' };
+  const graceMs = options.graceMs ?? LISTEN_GRACE_MS;
   const closing = new Map<string, Promise<void>>();
+  /** Listeners without a stream, by id: the timer that deletes them unless resumed first. */
+  const graceTimers = new Map<string, NodeJS.Timeout>();
 
-  /** Forgets and deletes a listener once, however many ways (stream end, DELETE, shutdown) ask. */
+  const stopGrace = (id: string): void => {
+    clearTimeout(graceTimers.get(id));
+    graceTimers.delete(id);
+  };
+
+  /** Forgets and deletes a listener once, however many ways (grace expiry, DELETE, shutdown) ask. */
   const close = (id: string): Promise<void> => {
     const pending = closing.get(id);
     if (pending) return pending;
+    stopGrace(id);
     const listener = registry.get(id);
     registry.remove(id);
-    listener?.end();
+    listener?.stream?.end();
     const deleted = herald.subscribers.delete(system, id).catch((error: unknown) => {
       if (!(error instanceof NotFoundError)) app.log.warn({ listenerId: id, err: { message: (error as Error).message } }, 'listener not deleted; its expiry removes it');
     });
@@ -71,6 +97,33 @@ export const webhookListenRoutes: FastifyPluginAsyncTypebox<WebhookListenOptions
     return listener;
   };
 
+  /** The stream dropped: the listener waits `graceMs` for a resume, then goes as before. */
+  const detached = (id: string): void => {
+    if (graceMs === 0) {
+      void close(id);
+      return;
+    }
+    stopGrace(id);
+    const timer = setTimeout(() => void close(id), graceMs);
+    timer.unref();
+    graceTimers.set(id, timer);
+    // No heartbeat renews it now; should this host die during the grace, any host sweeps it after.
+    void herald.subscribers.renewListener(system, id, new Date(Date.now() + graceMs + EXPIRY_MS)).catch(() => undefined);
+  };
+
+  /**
+   * The listener `resume` names, if this caller may take it over: opened by the same principal in
+   * this org with the same patterns, and still held by this process. Anything else — expired,
+   * deleted, another replica's or host's, another principal's — is indistinguishable from unknown,
+   * so a foreign id reveals nothing, and the caller gets a new listener instead.
+   */
+  const resumable = (resume: string | undefined, principalId: string, events: readonly string[]): LiveListener | undefined => {
+    if (resume === undefined) return undefined;
+    const listener = registry.get(resume);
+    if (!listener || closing.has(resume) || listener.principalId !== principalId || listener.orgId !== orgId) return undefined;
+    return samePatterns(listener.events, events) ? listener : undefined;
+  };
+
   app.get(
     '/webhook-listen',
     { config: { scope: SCOPES.subscriberCreate }, schema: { hide: true, querystring: ListenQuery } },
@@ -80,14 +133,22 @@ export const webhookListenRoutes: FastifyPluginAsyncTypebox<WebhookListenOptions
       const origin = options.selfOrigin();
       if (origin === undefined) throw new ConflictError('this host runs no delivery engine; listen through a host started in mode "all"');
       const events = (request.query.events ?? '*').split(',').map((pattern) => pattern.trim());
-      const id = `lst_${randomBytes(12).toString('hex')}`;
-      const secret = `whsec_${randomBytes(24).toString('base64')}`;
-      // Validation of the patterns is core's (a 400 naming events[i]) and happens before the stream opens.
-      await herald.subscribers.create(
-        coreScope(request, orgId),
-        { id, displayName: `herald webhooks listen (${request.principal!.id})`, targetUrl: `${origin}${LISTEN_PATH}${id}`, events, secret, timeoutMs: LISTENER_TIMEOUT_MS },
-        { listener: { expiresAt: new Date(Date.now() + EXPIRY_MS) } },
-      );
+      const principalId = request.principal!.id;
+      let listener = resumable(request.query.resume, principalId, events);
+      const resumed = listener !== undefined;
+      if (!listener) {
+        const id = `lst_${randomBytes(12).toString('hex')}`;
+        const secret = `whsec_${randomBytes(24).toString('base64')}`;
+        // Validation of the patterns is core's (a 400 naming events[i]) and happens before the stream opens.
+        await herald.subscribers.create(
+          coreScope(request, orgId),
+          { id, displayName: `herald webhooks listen (${principalId})`, targetUrl: `${origin}${LISTEN_PATH}${id}`, events, secret, timeoutMs: LISTENER_TIMEOUT_MS },
+          { listener: { expiresAt: new Date(Date.now() + EXPIRY_MS) } },
+        );
+        listener = { id, orgId, principalId, secret, events, timeoutMs: LISTENER_TIMEOUT_MS, stream: undefined };
+        registry.add(listener);
+      }
+      const { id, secret } = listener;
 
       reply.hijack();
       const raw = reply.raw;
@@ -99,16 +160,24 @@ export const webhookListenRoutes: FastifyPluginAsyncTypebox<WebhookListenOptions
       const send = (event: string, data: unknown): void => {
         write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
       };
-      registry.add({ id, orgId, principalId: request.principal!.id, secret, timeoutMs: LISTENER_TIMEOUT_MS, send, end: () => raw.end() });
-      send('ready', { listenerId: id, secret, events });
+      const stream = { send, end: () => raw.end() };
+      stopGrace(id);
+      // A resume may arrive before this host saw the old connection close: that one is ended.
+      registry.attach(id, stream)?.end();
+      if (resumed) void herald.subscribers.renewListener(system, id, new Date(Date.now() + EXPIRY_MS)).catch(() => undefined);
+      send('ready', { listenerId: id, secret, events: listener.events, resumed, graceMs });
       const heartbeat = setInterval(() => {
         write(': heartbeat\n\n');
         void herald.subscribers.renewListener(system, id, new Date(Date.now() + EXPIRY_MS)).catch(() => undefined);
       }, HEARTBEAT_MS);
-      raw.once('close', () => {
+      const onClose = (): void => {
         clearInterval(heartbeat);
-        void close(id);
-      });
+        if (registry.detach(id, stream)) detached(id);
+      };
+      raw.once('close', onClose);
+      // A client that left while the subscriber was being created fired its 'close' before anyone
+      // listened: without this its listener would keep a dead stream and never enter its grace.
+      if (request.raw.socket.destroyed) onClose();
     },
   );
 
@@ -144,9 +213,17 @@ export const webhookListenRoutes: FastifyPluginAsyncTypebox<WebhookListenOptions
   }, SWEEP_MS);
   sweep.unref();
 
-  // Open streams would hold the server open: end them, and let their listeners be deleted, before closing.
+  // Open streams would hold the server open: end them, and delete every listener (those in their
+  // grace period too: their secrets live only in this process's memory) before closing.
   app.addHook('preClose', async () => {
     clearInterval(sweep);
     await Promise.all(registry.all().map((listener) => close(listener.id)));
   });
 };
+
+/** Same patterns, whatever their order or repetition. */
+function samePatterns(a: readonly string[], b: readonly string[]): boolean {
+  const left = new Set(a);
+  const right = new Set(b);
+  return left.size === right.size && [...left].every((pattern) => right.has(pattern));
+}
