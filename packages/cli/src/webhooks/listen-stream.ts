@@ -1,4 +1,5 @@
-// The listen stream's wire side: opening GET /api/v0.9/webhook-listen and reading its
+// The listen stream's wire side: opening GET /api/v0.9/webhook-listen (with `resume` naming the
+// listener of a dropped stream, so the server hands back the same one) and reading its
 // server-sent events, one {event, data} frame at a time.
 import { userAgent } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
@@ -9,9 +10,16 @@ export interface StreamFrame {
   data: string;
 }
 
-export async function* openListenStream(baseUrl: string, token: string, events: readonly string[], signal: AbortSignal): AsyncGenerator<StreamFrame> {
+export async function* openListenStream(
+  baseUrl: string,
+  token: string,
+  events: readonly string[],
+  signal: AbortSignal,
+  resume?: string,
+): AsyncGenerator<StreamFrame> {
   const url = new URL('api/v0.9/webhook-listen', baseUrl.endsWith('/') ? baseUrl : `${baseUrl}/`);
   url.searchParams.set('events', events.join(','));
+  if (resume !== undefined) url.searchParams.set('resume', resume);
   const response = await fetch(url, { headers: { authorization: `Bearer ${token}`, accept: 'text/event-stream', 'user-agent': userAgent }, signal });
   if (response.status !== 200 || response.body === null) {
     const body = Buffer.from(await response.arrayBuffer());
