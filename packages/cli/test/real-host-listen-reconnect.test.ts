@@ -15,7 +15,7 @@ import { openTestDatabase, type TestDatabase } from '../../../test/support/mongo
 import { startTestHost, type TestHost } from '../../server/test/support/test-host.js';
 import type { ApiClient } from '../../server/test/support/api-client.js';
 import { seedConfig } from './support/config-fixture.js';
-import { assertBuilt, heraldBin, temporaryDirectory, type RunOptions } from './support/run-herald.js';
+import { assertBuilt, heraldBin, runHerald, temporaryDirectory, type RunOptions } from './support/run-herald.js';
 
 /** Forwards loopback TCP to the host; cut() resets every connection, refuse() turns new ones away. */
 class Relay {
@@ -179,6 +179,23 @@ test('a dropped connection resumes the same listener: "Reconnected", no new secr
   expect(await listen.exit).toBe(0);
   expect((await api.get(`/api/v0.9/webhook-subscribers/${listenerId}`)).status).toBe(404);
 }, 60_000);
+
+test('subscribers list --listeners shows the temporary subscriber that a plain list leaves out', async () => {
+  const listen = startListen(['--forward-to', receiverUrl, '--json']);
+  const { listenerId } = JSON.parse(await listen.stdout.next()) as { listenerId: string };
+  const ids = async (args: readonly string[]) => {
+    const run = await runHerald(['webhooks', 'subscribers', 'list', ...args], options);
+    expect(run.code).toBe(0);
+    return (JSON.parse(run.text) as { list: { id: string }[] }).list.map((item) => item.id);
+  };
+  expect(await ids([])).not.toContain(listenerId);
+  expect(await ids(['--listeners'])).toContain(listenerId);
+  expect(await ids(['--listeners', '--all', '--limit', '1'])).toContain(listenerId);
+  const help = await runHerald(['webhooks', 'subscribers', 'list', '--help'], options);
+  expect(help.text).toMatch(/--listeners\s+Also list the temporary subscribers of 'herald webhooks listen'/);
+  listen.child.kill('SIGINT');
+  expect(await listen.exit).toBe(0);
+}, 30_000);
 
 test('when the host no longer has the listener (restarted), a new one comes with a warning and its new secret', async () => {
   const listen = startListen(['--forward-to', receiverUrl, '--json']);

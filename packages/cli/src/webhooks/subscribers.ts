@@ -50,10 +50,20 @@ const deliveryColumns: readonly Column[] = [
 
 const helps = {
   list: {
-    usage: 'herald webhooks subscribers list [--limit n] [--offset n] [--all] [--json]',
+    usage: 'herald webhooks subscribers list [--listeners] [--limit n] [--offset n] [--all] [--json]',
     summary: 'List webhook subscribers (secrets never appear).',
-    flags: [...pageFlags, jsonFlag, helpFlag],
-    examples: ['herald webhooks subscribers list', 'herald webhooks subscribers list --all --json | jq \'.list[].id\''],
+    description: "The temporary subscribers of 'herald webhooks listen' (ids lst_…) are left out unless --listeners is given.",
+    flags: [
+      { name: 'listeners', kind: 'boolean', description: "Also list the temporary subscribers of 'herald webhooks listen' (?listeners=true)" },
+      ...pageFlags,
+      jsonFlag,
+      helpFlag,
+    ],
+    examples: [
+      'herald webhooks subscribers list',
+      'herald webhooks subscribers list --listeners',
+      'herald webhooks subscribers list --all --json | jq \'.list[].id\'',
+    ],
   },
   get: {
     usage: 'herald webhooks subscribers get <id> [--json]',
@@ -154,6 +164,7 @@ async function list(argv: readonly string[]): Promise<number> {
   if (!args) return ExitCode.ok;
   const json = booleanFlag(args, 'json');
   const query: [string, string][] = [];
+  if (booleanFlag(args, 'listeners')) query.push(['listeners', 'true']);
   const limit = parsePageNumber(stringFlag(args, 'limit'), '--limit');
   const offset = parsePageNumber(stringFlag(args, 'offset'), '--offset');
   if (limit !== undefined) query.push(['limit', limit]);
