@@ -2,11 +2,10 @@
 import { booleanFlag, parseArgs, type FlagSpec } from '../args/parse.js';
 import { helpFlag, renderHelp, usageHint, type CommandHelp } from '../args/help.js';
 import { expectPositionals, runSubcommand } from '../args/subcommands.js';
-import { activeInstance, openConfigStore } from '../context.js';
+import { callAndPrint } from '../call-and-print.js';
+import { openConfigStore } from '../context.js';
 import { ExitCode, usageError } from '../errors.js';
-import { callApi } from '../http/client.js';
 import { writeOut } from '../io.js';
-import { printResult, withProgress } from '../output.js';
 
 const jsonFlag: FlagSpec = { name: 'json', kind: 'boolean', description: 'Print JSON even on a terminal' };
 
@@ -56,9 +55,7 @@ async function list(argv: readonly string[]): Promise<number> {
   }
   expectPositionals(args.positionals, [], 'herald org list');
   const json = booleanFlag(args, 'json');
-  const instance = activeInstance(openConfigStore());
-  const { data } = await withProgress('Loading organizations', () => callApi(instance, { method: 'GET', endpoint: '/orgs' }), json);
-  await printResult(data, { kind: 'table', columns: [{ header: 'ID', path: 'id' }, { header: 'NAME', path: 'displayName' }] }, json);
+  await callAndPrint('Loading organizations', { method: 'GET', endpoint: '/orgs' }, { kind: 'table', columns: [{ header: 'ID', path: 'id' }, { header: 'NAME', path: 'displayName' }] }, json);
   return ExitCode.ok;
 }
 

@@ -2,11 +2,10 @@
 import { booleanFlag, type FlagSpec } from '../args/parse.js';
 import { helpFlag, renderHelp, type CommandHelp } from '../args/help.js';
 import { parseCommand, runSubcommand } from '../args/subcommands.js';
-import { activeInstance, openConfigStore } from '../context.js';
+import { callAndPrint } from '../call-and-print.js';
 import { ExitCode } from '../errors.js';
-import { callApi } from '../http/client.js';
 import { writeOut } from '../io.js';
-import { printResult, withProgress, type Column } from '../output.js';
+import type { Column } from '../output.js';
 import { resourcePath } from './subscriber-request.js';
 
 const jsonFlag: FlagSpec = { name: 'json', kind: 'boolean', description: 'Print JSON even on a terminal' };
@@ -44,9 +43,7 @@ async function list(argv: readonly string[]): Promise<number> {
   const args = await parseCommand(argv, listHelp, 'herald webhooks event-types list', []);
   if (!args) return ExitCode.ok;
   const json = booleanFlag(args, 'json');
-  const instance = activeInstance(openConfigStore());
-  const { data } = await withProgress('Loading event types', () => callApi(instance, { method: 'GET', endpoint: '/api/v0.9/webhook-event-types' }), json);
-  await printResult(data, { kind: 'table', columns }, json);
+  await callAndPrint('Loading event types', { method: 'GET', endpoint: '/api/v0.9/webhook-event-types' }, { kind: 'table', columns }, json);
   return ExitCode.ok;
 }
 
@@ -55,9 +52,7 @@ async function get(argv: readonly string[]): Promise<number> {
   if (!args) return ExitCode.ok;
   const json = booleanFlag(args, 'json');
   const endpoint = resourcePath('webhook-event-types', args.positionals[0] as string);
-  const instance = activeInstance(openConfigStore());
-  const { data } = await withProgress('Loading event type', () => callApi(instance, { method: 'GET', endpoint }), json);
-  await printResult(data, { kind: 'record' }, json);
+  await callAndPrint('Loading event type', { method: 'GET', endpoint }, { kind: 'record' }, json);
   return ExitCode.ok;
 }
 

@@ -2,6 +2,7 @@
 import { booleanFlag, listFlag, stringFlag, type FlagSpec } from '../args/parse.js';
 import { helpFlag, renderHelp, usageHint, type CommandHelp } from '../args/help.js';
 import { parseCommand, runSubcommand } from '../args/subcommands.js';
+import { callAndPrint } from '../call-and-print.js';
 import { activeInstance, openConfigStore } from '../context.js';
 import { ExitCode, usageError } from '../errors.js';
 import { callApi } from '../http/client.js';
@@ -113,9 +114,7 @@ async function get(argv: readonly string[]): Promise<number> {
   if (!args) return ExitCode.ok;
   const json = booleanFlag(args, 'json');
   const endpoint = resourcePath('webhook-events', args.positionals[0] as string);
-  const instance = activeInstance(openConfigStore());
-  const { data } = await withProgress('Loading event', () => callApi(instance, { method: 'GET', endpoint }), json);
-  await printResult(data, { kind: 'event' }, json);
+  await callAndPrint('Loading event', { method: 'GET', endpoint }, { kind: 'event' }, json);
   return ExitCode.ok;
 }
 
@@ -160,9 +159,7 @@ async function redeliver(argv: readonly string[]): Promise<number> {
   if (!args) return ExitCode.ok;
   const json = booleanFlag(args, 'json');
   const endpoint = resourcePath('webhook-events', args.positionals[0] as string, '/redeliver');
-  const instance = activeInstance(openConfigStore());
-  const { data } = await withProgress('Redelivering event', () => callApi(instance, { method: 'POST', endpoint }), json);
-  await printResult(data, { kind: 'event' }, json);
+  await callAndPrint('Redelivering event', { method: 'POST', endpoint }, { kind: 'event' }, json);
   return ExitCode.ok;
 }
 

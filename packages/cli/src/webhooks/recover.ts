@@ -4,6 +4,7 @@ import { encodePathSegment } from '../api/endpoint.js';
 import { booleanFlag, listFlag, stringFlag, type FlagSpec } from '../args/parse.js';
 import { helpFlag, usageHint, type CommandHelp } from '../args/help.js';
 import { parseCommand } from '../args/subcommands.js';
+import { callAndPrint } from '../call-and-print.js';
 import type { ActiveInstance } from '../config/instance.js';
 import { activeInstance, openConfigStore } from '../context.js';
 import { ExitCode, usageError } from '../errors.js';
@@ -117,8 +118,6 @@ export async function runRecovery(argv: readonly string[]): Promise<number> {
   if (!args) return ExitCode.ok;
   const json = booleanFlag(args, 'json');
   const endpoint = recoveryEndpoint(args.positionals[0] as string, args.positionals[1] as string);
-  const instance = activeInstance(openConfigStore());
-  const { data } = await withProgress('Loading recovery', () => callApi(instance, { method: 'GET', endpoint }), json);
-  await printResult(data, { kind: 'record' }, json);
+  await callAndPrint('Loading recovery', { method: 'GET', endpoint }, { kind: 'record' }, json);
   return ExitCode.ok;
 }

@@ -4,6 +4,7 @@ import { encodePathSegment } from '../api/endpoint.js';
 import { booleanFlag, listFlag, stringFlag, type FlagSpec, type ParsedArgs } from '../args/parse.js';
 import { helpFlag, renderHelp, usageHint, type CommandHelp } from '../args/help.js';
 import { parseCommand, runSubcommand } from '../args/subcommands.js';
+import { callAndPrint } from '../call-and-print.js';
 import { activeInstance, openConfigStore } from '../context.js';
 import { CliError, ExitCode, usageError } from '../errors.js';
 import { callApi } from '../http/client.js';
@@ -180,9 +181,7 @@ async function get(argv: readonly string[]): Promise<number> {
   if (!args) return ExitCode.ok;
   const json = booleanFlag(args, 'json');
   const endpoint = resourcePath('webhook-subscribers', args.positionals[0] as string);
-  const instance = activeInstance(openConfigStore());
-  const { data } = await withProgress('Loading subscriber', () => callApi(instance, { method: 'GET', endpoint }), json);
-  await printResult(data, { kind: 'record' }, json);
+  await callAndPrint('Loading subscriber', { method: 'GET', endpoint }, { kind: 'record' }, json);
   return ExitCode.ok;
 }
 
@@ -193,9 +192,7 @@ async function create(argv: readonly string[]): Promise<number> {
   const body = await requestBody(args);
   if (body.targetUrl === undefined) throw usageError('MISSING_FLAG', 'missing --url (the target URL)', usageHint('herald webhooks subscribers create'));
   if (body.displayName === undefined) throw usageError('MISSING_FLAG', 'missing --name (the display name)', usageHint('herald webhooks subscribers create'));
-  const instance = activeInstance(openConfigStore());
-  const { data } = await withProgress('Creating subscriber', () => callApi(instance, { method: 'POST', endpoint: collection, body }), json);
-  await printResult(data, { kind: 'record' }, json);
+  await callAndPrint('Creating subscriber', { method: 'POST', endpoint: collection, body }, { kind: 'record' }, json);
   return ExitCode.ok;
 }
 
@@ -206,9 +203,7 @@ async function update(argv: readonly string[]): Promise<number> {
   const endpoint = resourcePath('webhook-subscribers', args.positionals[0] as string);
   const body = await requestBody(args);
   if (Object.keys(body).length === 0) throw usageError('NOTHING_TO_UPDATE', 'nothing to update: pass at least one field flag', usageHint('herald webhooks subscribers update'));
-  const instance = activeInstance(openConfigStore());
-  const { data } = await withProgress('Updating subscriber', () => callApi(instance, { method: 'PUT', endpoint, body }), json);
-  await printResult(data, { kind: 'record' }, json);
+  await callAndPrint('Updating subscriber', { method: 'PUT', endpoint, body }, { kind: 'record' }, json);
   return ExitCode.ok;
 }
 
@@ -227,9 +222,7 @@ async function listDeliveries(argv: readonly string[], commandPath: string): Pro
   if (!args) return ExitCode.ok;
   const json = booleanFlag(args, 'json');
   const endpoint = resourcePath('webhook-subscribers', args.positionals[0] as string, '/deliveries');
-  const instance = activeInstance(openConfigStore());
-  const { data } = await withProgress('Loading deliveries', () => callApi(instance, { method: 'GET', endpoint }), json);
-  await printResult(data, { kind: 'table', columns: deliveryColumns }, json);
+  await callAndPrint('Loading deliveries', { method: 'GET', endpoint }, { kind: 'table', columns: deliveryColumns }, json);
   return ExitCode.ok;
 }
 
@@ -243,9 +236,7 @@ async function retryDelivery(argv: readonly string[]): Promise<number> {
   if (!eventId) throw usageError('MISSING_FLAG', "missing --event (the delivery's event id, shown by 'herald webhooks events get')", usageHint(commandPath));
   if (deliveryId.trim() === '') throw usageError('MISSING_ARGUMENT', 'the delivery id is empty', usageHint(commandPath));
   const endpoint = resourcePath('webhook-events', eventId, `/deliveries/${encodePathSegment(deliveryId)}/retry`);
-  const instance = activeInstance(openConfigStore());
-  const { data } = await withProgress('Retrying delivery', () => callApi(instance, { method: 'POST', endpoint }), json);
-  await printResult(data, { kind: 'record' }, json);
+  await callAndPrint('Retrying delivery', { method: 'POST', endpoint }, { kind: 'record' }, json);
   return ExitCode.ok;
 }
 
