@@ -40,14 +40,30 @@ interface Held {
   stored?: EventCounters;
 }
 
+/** How many events' written counters are remembered at most (oldest forgotten first). */
+export const REMEMBERED_LIMIT = 10_000;
+
 export class DeferredEventCounters {
   private readonly held = new Map<string, Held>();
+  /** Counters as the publisher wrote them, used instead of a read when the event's first change comes. */
+  private readonly remembered = new Map<string, EventCounters>();
   private readonly collections: Collections;
   private readonly compat: StoreCompat;
 
   constructor(collections: Collections, compat: StoreCompat) {
     this.collections = collections;
     this.compat = compat;
+  }
+
+  /**
+   * The event's counters as just written by this process's publisher, whose rows this engine is
+   * sending: the first change to it then needs no read. Bounded, because some of those rows may
+   * settle elsewhere (another engine after a lease expiry) and never bring a change here.
+   */
+  remember(eventId: string, counters: EventCounters): void {
+    if (this.held.has(eventId)) return;
+    this.remembered.set(eventId, counters);
+    if (this.remembered.size > REMEMBERED_LIMIT) this.remembered.delete(this.remembered.keys().next().value!);
   }
 
   /** Whether this process holds unwritten changes for the event. */
@@ -80,14 +96,20 @@ export class DeferredEventCounters {
     await this.write([...this.held.keys()], now);
   }
 
-  /** Point reads: the one kind of lookup that does not scan on such a store. */
+  /** What the publisher wrote, else point reads: the one kind of lookup that does not scan on such a store. */
   private async readStored(eventIds: readonly string[]): Promise<void> {
+    for (const eventId of eventIds) {
+      const written = this.remembered.get(eventId);
+      const held = this.held.get(eventId);
+      if (!written || !held) continue;
+      this.remembered.delete(eventId);
+      held.stored ??= written;
+    }
     const missing = eventIds.filter((eventId) => this.held.get(eventId)?.stored === undefined);
     await Promise.all(
       missing.map(async (eventId) => {
-        const event = await this.compat.retry(
-          () => this.collections.events.findOne({ _id: eventId }, { projection: { openDeliveries: 1, failedDeliveries: 1, status: 1 } }),
-          true,
+        const event = await this.compat.retry(() =>
+          this.collections.events.findOne({ _id: eventId }, { projection: { openDeliveries: 1, failedDeliveries: 1, status: 1 } }),
         );
         const held = this.held.get(eventId);
         if (!held) return;

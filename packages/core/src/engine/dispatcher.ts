@@ -33,7 +33,7 @@ import type { Breaker, Transition } from './breaker.js';
 import type { DeliveryStats } from './stats.js';
 import { SubscriberGates } from './subscriber-gates.js';
 import type { EngineConfig } from './config.js';
-import type { Admission, AdmitRequest, DispatchItem, FastPath, SubscriberForSend } from './fast-path.js';
+import type { Admission, AdmitRequest, DispatchItem, FastPath, SubscriberForSend, WrittenCounters } from './fast-path.js';
 import type { HttpSender, SendResult } from './http/sender.js';
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import { contextFromTraceparent, traceparentOf, tracer } from '../tracing.js';
@@ -171,9 +171,10 @@ export class Dispatcher implements FastPath {
     return admission;
   }
 
-  dispatch(admission: Admission, items: readonly DispatchItem[]): void {
+  dispatch(admission: Admission, items: readonly DispatchItem[], written?: WrittenCounters): void {
     // From here each slot is released by its attempt.
     this.admitted.delete(admission);
+    if (written && items.length > 0) this.deps.store.rememberWritten(written);
     for (const item of items) void this.attempt(item.row, item.subscriber, item.payload, true);
   }
 

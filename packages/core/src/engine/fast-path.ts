@@ -3,6 +3,7 @@
 // engine's lease token, and passes them on with the event in memory (`dispatch`). Rows the engine
 // has no free slot for are written PENDING and found by its poll, in due order, with the retries.
 import type { EventPayload } from '../events/payload.js';
+import type { EventStatus } from '../schemas/index.js';
 import type { DeliveryDocument, SubscriberDocument } from '../storage/documents.js';
 
 export type SubscriberForSend = Pick<
@@ -30,11 +31,19 @@ export interface DispatchItem {
   payload: EventPayload;
 }
 
+/** An event's counters as the publisher just wrote them: the engine need not read them back. */
+export interface WrittenCounters {
+  eventId: string;
+  open: number;
+  failed: number;
+  status: EventStatus;
+}
+
 export interface FastPath {
   /** Reserves a slot for each row it can start at once. */
   admit(requests: readonly AdmitRequest[], now: Date): Admission;
-  /** Starts the admitted rows, now durable as IN_FLIGHT. */
-  dispatch(admission: Admission, items: readonly DispatchItem[]): void;
+  /** Starts the admitted rows, now durable as IN_FLIGHT; `written` is their event as stored. */
+  dispatch(admission: Admission, items: readonly DispatchItem[], written?: WrittenCounters): void;
   /** Gives back the slots of an admission whose rows were not written. */
   release(admission: Admission): void;
   /** Rows were made due (written PENDING, requeued): poll soon. */

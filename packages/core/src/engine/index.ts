@@ -212,7 +212,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
       sender = undefined;
     },
     admit: (requests, now) => (dispatcher ?? NO_FAST_PATH).admit(requests, now),
-    dispatch: (admission, items) => (dispatcher ?? NO_FAST_PATH).dispatch(admission, items),
+    dispatch: (admission, items, written) => (dispatcher ?? NO_FAST_PATH).dispatch(admission, items, written),
     release: (admission) => (dispatcher ?? NO_FAST_PATH).release(admission),
     notify: () => dispatcher?.notify(),
     get running() {

@@ -15,7 +15,7 @@ import { collectionsFor, DUPLICATE_KEY, type Collections } from '../storage/coll
 import type { StoreCompat } from '../storage/compat.js';
 import type { AttemptDocument, DeliveryDocument, EventDocument, SubscriberHealthDocument } from '../storage/documents.js';
 import type { Breaker } from './breaker.js';
-import type { SubscriberForSend } from './fast-path.js';
+import type { SubscriberForSend, WrittenCounters } from './fast-path.js';
 
 export interface ClaimDocument {
   /** `${deliveryId}:${attempts}:${nextAttemptAt ms}` — one per claimable incarnation of a row. */
@@ -47,7 +47,7 @@ export class DeliveryStore {
 
   /** The engine's own operations go before queued publishes on a serial store (storage/compat.ts). */
   private readonly write = <T>(operation: () => Promise<T>): Promise<T> => this.compat.write(operation, true);
-  private readonly read = <T>(operation: () => Promise<T>): Promise<T> => this.compat.retry(operation, true);
+  private readonly read = <T>(operation: () => Promise<T>): Promise<T> => this.compat.retry(operation);
 
   constructor(db: Db, prefix: string, compat: StoreCompat) {
     this.collections = collectionsFor(db, prefix);
@@ -156,6 +156,11 @@ export class DeliveryStore {
     if (this.deferredCounters) await this.deferredCounters.apply(deltas, now);
     else await applyEventDeltas(this.collections, this.compat, deltas, now, true);
     return { written: applied.length };
+  }
+
+  /** The counters the publisher just wrote for an event whose rows this engine now sends. */
+  rememberWritten(written: WrittenCounters): void {
+    this.deferredCounters?.remember(written.eventId, { open: written.open, failed: written.failed, status: written.status });
   }
 
   /** Records a subscriber's health after a change of state (one small upsert by id). */

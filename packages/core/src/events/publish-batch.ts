@@ -110,7 +110,8 @@ async function writeBatch(context: CoreContext, batch: readonly Waiting[]): Prom
   let anyPending = false;
   for (const item of planned) {
     const items = item.rows.flatMap((row, index) => (item.admission.accepted[index] ? [{ row, subscriber: item.subscribers[index]!, payload: item.payload }] : []));
-    context.engine.dispatch(item.admission, items);
+    const { event } = item;
+    context.engine.dispatch(item.admission, items, { eventId: event._id, open: event.openDeliveries, failed: event.failedDeliveries, status: event.status });
     if (items.length < item.rows.length) anyPending = true;
     item.resolve({ event: item.event, rows: item.rows });
   }

@@ -2,7 +2,7 @@
 // written once, when its status changes, and whatever is still held is written at flush.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { openTestDatabase, type TestDatabase } from '../../../../test/support/mongo.js';
-import { DeferredEventCounters, mustWrite, statusForCounters } from '../../src/deliveries/deferred-event-counters.js';
+import { DeferredEventCounters, mustWrite, REMEMBERED_LIMIT, statusForCounters } from '../../src/deliveries/deferred-event-counters.js';
 import { EventDeltas, rowDelta } from '../../src/deliveries/event-counters.js';
 import { collectionsFor, type Collections } from '../../src/storage/collections.js';
 import { storeCompat } from '../../src/storage/compat.js';
@@ -85,4 +85,21 @@ test('a redelivered row reopens a settled event at once', async () => {
   deltas.add('e-reopen', rowDelta('DELIVERED', 'PENDING'));
   await counters.apply(deltas, new Date(1_000));
   expect(await collections.events.findOne({ _id: 'e-reopen' })).toMatchObject({ openDeliveries: 1, status: 'DISPATCHED' });
+});
+
+test('counters the publisher just wrote are used instead of a read; the oldest are forgotten past the bound', async () => {
+  // Stored: 3 open. Remembered: 2 open, so two settled rows are due only if no read happened;
+  // the write then finds one still open and corrects the status it expected.
+  await collections.events.insertOne(event('e-remembered'));
+  const counters = new DeferredEventCounters(collections, storeCompat('ferretdb-v1'));
+  counters.remember('e-remembered', { open: 2, failed: 0, status: 'DISPATCHED' });
+  await counters.apply(settling('e-remembered', 'DELIVERED', 'DELIVERED'), new Date(1_000));
+  expect(counters.holds('e-remembered')).toBe(false);
+  expect(await collections.events.findOne({ _id: 'e-remembered' })).toMatchObject({ openDeliveries: 1, status: 'DISPATCHED' });
+
+  await collections.events.insertOne(event('e-forgotten'));
+  counters.remember('e-forgotten', { open: 2, failed: 0, status: 'DISPATCHED' });
+  for (let index = 0; index < REMEMBERED_LIMIT; index++) counters.remember(`other-${index}`, { open: 1, failed: 0, status: 'DISPATCHED' });
+  await counters.apply(settling('e-forgotten', 'DELIVERED', 'DELIVERED'), new Date(1_000)); // read: 3 open, not due
+  expect(counters.holds('e-forgotten')).toBe(true);
 });
