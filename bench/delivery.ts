@@ -560,6 +560,11 @@ async function main(): Promise<void> {
   line('lost, duplicates', `${lost}, ${duplicates}`, '0, 0', lost === 0 && duplicates === 0);
   line('peak RSS', `${summary.peakRssMb} MB`, '≤ 300 MB', summary.peakRssMb <= 300);
   console.log('\nWritten: .data/bench/delivery.json');
+  // Stopped here, awaited, so the store shuts down idle and its files are removed; the exit
+  // handler covers the other ways out.
+  sink.process.kill('SIGTERM');
+  await ferret?.stop();
+  children.length = 0;
   process.exit(0);
 }
 
