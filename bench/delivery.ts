@@ -409,9 +409,31 @@ function monitoredClient(uri: string, counted = true): { client: MongoClient; ou
     if (counted) commandCount += 1;
     outstanding.set(event.requestId, `${event.commandName} ${String((event.command as Record<string, unknown>)[event.commandName])} @${Date.now()} ${process.env.BENCH_TRACE_COMMANDS ? JSON.stringify(event.command).slice(0, 3000) : ''}`);
   });
-  client.on('commandSucceeded', (event) => outstanding.delete(event.requestId));
+  client.on('commandSucceeded', (event) => {
+    const started = outstanding.get(event.requestId);
+    outstanding.delete(event.requestId);
+    if (PROFILE_COMMANDS && started) {
+      const key = started.split(' @')[0]!;
+      const entry = commandProfile.get(key) ?? { n: 0, ms: 0 };
+      entry.n += 1;
+      entry.ms += event.duration;
+      commandProfile.set(key, entry);
+    }
+  });
   client.on('commandFailed', (event) => outstanding.delete(event.requestId));
   return { client, outstanding };
+}
+
+/** BENCH_PROFILE_COMMANDS=1: per command and collection, how many and how long (printed per scenario). */
+const PROFILE_COMMANDS = process.env.BENCH_PROFILE_COMMANDS === '1';
+const commandProfile = new Map<string, { n: number; ms: number }>();
+
+function printCommandProfile(scenario: string): void {
+  if (!PROFILE_COMMANDS) return;
+  const rows = [...commandProfile].sort((a, b) => b[1].ms - a[1].ms);
+  console.log(`  commands of ${scenario} (count, total ms, mean ms):`);
+  for (const [key, { n, ms }] of rows) console.log(`    ${key.padEnd(48)} ${String(n).padStart(7)} ${ms.toFixed(0).padStart(8)} ${(ms / n).toFixed(2).padStart(8)}`);
+  commandProfile.clear();
 }
 
 async function openBench(uri: string, dbName: string, sink: Sink): Promise<Bench & { close(): Promise<void> }> {
@@ -495,7 +517,7 @@ async function main(): Promise<void> {
 
   const main = await openBench(uri, dbName, sink);
   const results: ScenarioResult[] = [];
-  const report = (result: ScenarioResult) => { results.push(result); console.log(JSON.stringify(result)); };
+  const report = (result: ScenarioResult) => { results.push(result); console.log(JSON.stringify(result)); printCommandProfile(result.name); };
   report(await fanOut(main, EVENTS, `(a) fan-out ${EVENTS} events × ${SUBSCRIBERS}`));
   const raw = await rawCeiling(sink, Array.from({ length: 100 }, (_, i) => representativeBody(i)), results[0]!.deliveries || EVENTS * SUBSCRIBERS);
   console.log(JSON.stringify({ rawCeiling: raw }));
