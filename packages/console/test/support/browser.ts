@@ -1,21 +1,12 @@
-// Debian's chromium driven by playwright-core (no browser download): headless, sandbox off (tests
-// run as root in CI), nothing fetched in the background, a fresh profile per launch.
-import { existsSync, mkdirSync } from 'node:fs';
+// Screenshots of the browser tests; chromium itself is launched by chromium.ts.
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { onTestFailed } from 'vitest';
 
-export const CHROMIUM = process.env.HERALD_CHROMIUM ?? '/usr/bin/chromium';
-export const SCREENSHOT_DIR = join(process.cwd(), '.data', 'console-screenshots');
+export { CHROMIUM, launchBrowser } from './chromium.js';
 
-export async function launchBrowser(): Promise<Browser> {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run 'bash scripts/tools/chromium.sh' (make test does)`);
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run'],
-  });
-}
+export const SCREENSHOT_DIR = join(process.cwd(), '.data', 'console-screenshots');
 
 async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOT_DIR, { recursive: true });

@@ -1,0 +1,522 @@
+// `npm run bench:console` (also the second half of `npm run bench`): the console benchmark (not a
+// test). It checks the console issue's budget, "the events screen stays responsive with 10,000
+// events (server-side paging)", on real parts: FerretDB (or MONGODB_URI), a real herald-server
+// process serving the API and the console, BENCH_CONSOLE_EVENTS events published through the
+// public HTTP API into the host's one organization, and Debian's chromium driven by playwright-core.
+// It times, in the page, each user action to the moment the DOM shows its result (first rows of
+// the Events screen, next and previous page, a status filter, an event's detail and back, the
+// Subscribers screen, a cold reload), and reads the server-side time of every API request from the
+// host's own request log. Each figure is printed beside its target; .data/bench/console.json has
+// them all. Knobs: bench/README.md.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser } from '../packages/console/test/support/chromium.js';
+import { ensureConsoleBuilt } from '../packages/console/test/support/build.js';
+import { freePort, startFerretDb, type RunningFerretDb } from '../test/support/ferretdb.js';
+import { percentile, round } from './stats.js';
+
+const num = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
+const EVENTS = num('BENCH_CONSOLE_EVENTS', 10_000);
+const PUBLISH_CONCURRENCY = num('BENCH_CONSOLE_PUBLISH_CONCURRENCY', 32);
+const REPEATS = num('BENCH_CONSOLE_REPEATS', 5);
+const SETTLE_TIMEOUT_MS = num('BENCH_CONSOLE_SETTLE_S', 600) * 1000;
+/** Store sizes at which the events list's server time is also taken while seeding (to show how it grows). */
+const CHECKPOINTS = [20, 1_000].filter((size) => size < EVENTS);
+const ROOT = resolve(import.meta.dirname, '..');
+const API = '/api/v0.9';
+const PAGE_SIZE = 20; // the console's page (packages/console/src/api/endpoints.ts)
+
+// Targets. A screen change or a page change inside a list should keep the user's flow: 1 s is the
+// classic limit for that, and the console shows "Loading…" meanwhile. Moving within a list the user
+// is already reading (next, previous, a filter, into a row and back) should feel immediate, so half
+// of that. The server's share of a page change must leave room for transfer and rendering (a few
+// ms on loopback) and for a real network, hence 200 ms; a reload also loads the console's
+// JavaScript and /me before the list, hence 1.5 s.
+const TARGETS = {
+  signIn: 1_000,
+  eventsFirstRows: 1_000,
+  nextPage: 500,
+  previousPage: 500,
+  statusFilter: 500,
+  allStatuses: 500,
+  eventDetail: 500,
+  backToList: 500,
+  subscribers: 500,
+  coldReload: 1_500,
+  serverList: 200,
+} as const;
+
+// Every child this process starts is stopped on any exit: normal end, error, Ctrl-C or SIGTERM.
+const children: Array<() => void> = [];
+process.on('exit', () => {
+  for (const stop of children.reverse()) stop();
+});
+for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
+
+// --- the host -------------------------------------------------------------------------------
+
+interface Host {
+  origin: string;
+  token: string;
+  /** Server-side duration (Fastify's responseTime, ms) of a request, by its x-request-id. */
+  serverMs: Map<string, number>;
+  stop(): Promise<void>;
+}
+
+/** The built host, as `make up` runs it (its sources use TypeScript that Node cannot strip). */
+const SERVER_BIN = join(ROOT, 'packages/server/dist/bin/herald-server.js');
+
+/**
+ * herald-server in its own process, configured as `make up` configures it (loopback allowed for deliveries) plus a short retry schedule so the
+ * seeded failures settle in seconds. Its JSON request log gives the server-side time of each request.
+ */
+async function startHost(mongodbUri: string): Promise<Host> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-console-'));
+  const port = await freePort();
+  // Only our settings: a HERALD_* variable of the caller's shell must not change what is measured.
+  const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('HERALD_') && name !== 'MONGODB_URI'));
+  Object.assign(env, {
+    HERALD_MONGODB_URI: mongodbUri,
+    HERALD_MONGODB_DB: `bench_console_${randomBytes(4).toString('hex')}`,
+    HERALD_HOST: '127.0.0.1',
+    HERALD_PORT: String(port),
+    HERALD_DATA_DIR: dataDir,
+    HERALD_MASTER_KEYS: `bench:${randomBytes(32).toString('base64')}`,
+    HERALD_SSRF_ALLOW_LIST: '127.0.0.0/8',
+    HERALD_RETRY_SCHEDULE: '1s',
+    HERALD_MAX_ATTEMPTS: '2',
+    HERALD_DRAIN_TIMEOUT: '2s',
+    HERALD_LOG_LEVEL: 'info',
+    HERALD_LOG_FORMAT: 'json',
+  });
+  const child: ChildProcess = spawn(process.execPath, [SERVER_BIN, 'start'], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  children.push(() => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+  const serverMs = new Map<string, number>();
+  const recent: string[] = [];
+  createInterface({ input: child.stdout! }).on('line', (line) => {
+    recent.push(line);
+    if (recent.length > 40) recent.shift();
+    if (!line.startsWith('{')) return;
+    try {
+      const entry = JSON.parse(line) as { reqId?: string; responseTime?: number };
+      if (entry.reqId && typeof entry.responseTime === 'number') serverMs.set(entry.reqId, entry.responseTime);
+    } catch {
+      // Not a log line (the bootstrap token banner is plain text).
+    }
+  });
+  const origin = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`herald-server exited with ${child.exitCode}:\n${recent.join('\n')}`);
+    const ready = await fetch(`${origin}/readyz`).then((response) => response.ok, () => false);
+    if (ready) break;
+    if (Date.now() > deadline) throw new Error(`herald-server was not ready within 60 s:\n${recent.join('\n')}`);
+    await sleep(200);
+  }
+  const token = readFileSync(join(dataDir, 'bootstrap-token'), 'utf8').trim();
+  return {
+    origin,
+    token,
+    serverMs,
+    async stop() {
+      if (child.exitCode === null) {
+        const exited = new Promise((done) => child.once('exit', done));
+        child.kill('SIGTERM');
+        await Promise.race([exited, sleep(10_000)]);
+      }
+    },
+  };
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((done) => setTimeout(done, ms));
+}
+
+async function api<T>(host: Host, method: string, path: string, body?: unknown): Promise<{ body: T; requestId: string }> {
+  const response = await fetch(`${host.origin}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${host.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return { body: (await response.json()) as T, requestId: response.headers.get('x-request-id') ?? '' };
+}
+
+/** The host logs a request's responseTime just after answering it: wait for the line. */
+async function serverTimeOf(host: Host, requestId: string): Promise<number> {
+  for (let waited = 0; waited < 5_000; waited += 10) {
+    const ms = host.serverMs.get(requestId);
+    if (ms !== undefined) return ms;
+    await sleep(10);
+  }
+  return Number.NaN;
+}
+
+// --- seeding --------------------------------------------------------------------------------
+
+/** A webhook receiver on loopback answering `status` to every delivery. */
+async function startReceiver(status: number): Promise<{ url: string; server: Server }> {
+  const server = createServer((request, response) => {
+    request.resume();
+    request.on('end', () => response.writeHead(status, { 'content-type': 'text/plain' }).end(status === 200 ? 'ok' : 'down for the benchmark'));
+  });
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hooks`, server };
+}
+
+/**
+ * The event mix: mostly types nobody subscribes to (recorded ALL_DELIVERED with no deliveries, as
+ * most events of a busy org are), 1 % delivered to a receiver answering 200 and 1 % to one answering
+ * 500, which end FAILED — so the status filter has a small set to find among the 10,000.
+ */
+function eventTypeOf(index: number): string {
+  if (index % 100 === 7) return 'invoice.paid';
+  if (index % 100 === 53) return 'payment.declined';
+  return index % 3 === 0 ? 'order.updated' : 'order.created';
+}
+
+/** Creates the subscribers and publishes the events; resolves with how fast and how many subscribers. */
+async function seed(host: Host, onCheckpoint: (size: number) => Promise<void>): Promise<{ seconds: number; eventsPerSecond: number; subscribers: number }> {
+  const ok = await startReceiver(200);
+  const down = await startReceiver(500);
+  children.push(() => {
+    ok.server.close();
+    down.server.close();
+  });
+  const subscribers = [
+    { id: 'billing', targetUrl: ok.url, events: ['invoice.*'], enabled: true },
+    { id: 'payments', targetUrl: down.url, events: ['payment.*'], enabled: true },
+    // Disabled: listed on the Subscribers screen, receives none of the order events.
+    { id: 'audit-paused', targetUrl: ok.url, events: ['order.*'], enabled: false },
+  ];
+  for (const subscriber of subscribers) {
+    await api(host, 'POST', `${API}/webhook-subscribers`, { ...subscriber, displayName: subscriber.id, secret: `bench-secret-${subscriber.id}-0123456789` });
+  }
+
+  let next = 0;
+  let pausedMs = 0;
+  const checkpoints = [...CHECKPOINTS];
+  const started = performance.now();
+  let lastReport = started;
+  // Publishers take indexes in order; at a checkpoint, every publisher waits until the events
+  // before it are recorded, the list is timed, then publishing resumes.
+  let published = 0;
+  let pause: Promise<void> | undefined;
+  const publisher = async () => {
+    for (;;) {
+      if (pause) await pause;
+      const index = next++;
+      if (index >= EVENTS) return;
+      const eventType = eventTypeOf(index);
+      await api(host, 'POST', `${API}/webhook-events`, { eventType, aggregateId: `${eventType.split('.')[0]}-${index}`, data: { n: index, total: (index % 997) * 3 } });
+      published += 1;
+      if (checkpoints[0] !== undefined && published >= checkpoints[0] && !pause) {
+        checkpoints.shift();
+        let release = () => {};
+        pause = new Promise((done) => (release = done));
+        // Let the publishes already sent finish: the list is then timed at `published` events.
+        const pausedAt = performance.now();
+        await sleep(200);
+        await onCheckpoint(published);
+        pausedMs += performance.now() - pausedAt;
+        pause = undefined;
+        release();
+      }
+      if (performance.now() - lastReport > 10_000) {
+        lastReport = performance.now();
+        console.log(`  seeded ${published} of ${EVENTS} events (${round(published / ((lastReport - started) / 1000), 1)}/s)`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: PUBLISH_CONCURRENCY }, publisher));
+  // The checkpoints' list timings are not publishing time.
+  const seconds = (performance.now() - started - pausedMs) / 1000;
+  return { seconds: round(seconds, 1), eventsPerSecond: round(EVENTS / seconds, 1), subscribers: subscribers.length };
+}
+
+/** Waits until no event is PENDING or DISPATCHED, so the screens are measured on a quiet host. */
+async function settle(host: Host): Promise<void> {
+  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
+  for (;;) {
+    let open = 0;
+    for (const status of ['PENDING', 'DISPATCHED']) {
+      open += (await api<{ count: number }>(host, 'GET', `${API}/webhook-events?status=${status}&limit=${PAGE_SIZE}`)).body.count;
+    }
+    if (open === 0) return;
+    if (Date.now() > deadline) throw new Error(`events still in delivery after ${SETTLE_TIMEOUT_MS / 1000} s`);
+    await sleep(1_000);
+  }
+}
+
+// --- the server's share -----------------------------------------------------------------------
+
+interface ServerListTimes {
+  storeEvents: number;
+  firstPageMs: number;
+  secondPageMs: number;
+  lastPageMs: number;
+  failedFilterMs: number;
+}
+
+/** Median server time of the events list requests the console makes, at the current store size. */
+async function timeServerList(host: Host, storeEvents: number): Promise<ServerListTimes> {
+  const lastOffset = Math.max(0, Math.floor((storeEvents - 1) / PAGE_SIZE) * PAGE_SIZE);
+  const median = async (query: string) => {
+    const times: number[] = [];
+    for (let i = 0; i < REPEATS; i++) {
+      const { requestId } = await api(host, 'GET', `${API}/webhook-events?${query}`);
+      times.push(await serverTimeOf(host, requestId));
+    }
+    return round(percentile([...times].sort((a, b) => a - b), 50), 1);
+  };
+  return {
+    storeEvents,
+    firstPageMs: await median(`limit=${PAGE_SIZE}&offset=0`),
+    secondPageMs: await median(`limit=${PAGE_SIZE}&offset=${PAGE_SIZE}`),
+    lastPageMs: await median(`limit=${PAGE_SIZE}&offset=${lastOffset}`),
+    failedFilterMs: await median(`status=FAILED&limit=${PAGE_SIZE}&offset=0`),
+  };
+}
+
+// --- the browser ----------------------------------------------------------------------------
+
+interface Step {
+  name: string;
+  key: keyof typeof TARGETS;
+  samples: number[];
+  /** The slowest server time among the API requests each sample made, ms. */
+  serverSamples: number[];
+}
+
+/**
+ * Runs `action` in the page and resolves with the ms until `ready` holds, both page-side
+ * JavaScript expressions. A MutationObserver checks `ready` after each DOM change, so the time is
+ * that of the DOM change that showed the result (paint follows within a frame). `ready` must be
+ * false before the action: a condition that already held would time nothing. Table rows on screen
+ * before the action are marked stale, so a condition can tell the rows of the new answer from the
+ * old ones still shown between the click and the re-render (NOT_STALE).
+ */
+async function timeInPage(page: Page, action: string, ready: string, timeoutMs = 30_000): Promise<number> {
+  return page.evaluate<number>(`new Promise((resolve, reject) => {
+    for (const row of document.querySelectorAll('tr')) row.dataset.benchStale = '1';
+    const ready = () => { try { return Boolean(${ready}); } catch { return false; } };
+    if (ready()) { reject(new Error('already showing the result before the action: ' + ${JSON.stringify(ready)})); return; }
+    const started = performance.now();
+    const observer = new MutationObserver(() => {
+      if (!ready()) return;
+      observer.disconnect();
+      clearTimeout(timer);
+      resolve(performance.now() - started);
+    });
+    const timer = setTimeout(() => { observer.disconnect(); reject(new Error('timed out waiting for ' + ${JSON.stringify(ready)})); }, ${timeoutMs});
+    observer.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+    ${action};
+  })`);
+}
+
+/**
+ * The page's clock (ms since its navigation started) when `ready` first holds, checked after each
+ * DOM change. (Not page.waitForFunction: it evaluates a string in the page, which the console's CSP
+ * refuses.)
+ */
+async function readyAtInPage(page: Page, ready: string, timeoutMs = 30_000): Promise<number> {
+  return page.evaluate<number>(`new Promise((resolve, reject) => {
+    const ready = () => { try { return Boolean(${ready}); } catch { return false; } };
+    if (ready()) { resolve(performance.now()); return; }
+    const observer = new MutationObserver(() => {
+      if (!ready()) return;
+      observer.disconnect();
+      clearTimeout(timer);
+      resolve(performance.now());
+    });
+    const timer = setTimeout(() => { observer.disconnect(); reject(new Error('timed out waiting for ' + ${JSON.stringify(ready)})); }, ${timeoutMs});
+    observer.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
+  })`);
+}
+
+/** The page's API requests between start() and stop(), to read their server times from the host's log. */
+function apiRequests(page: Page) {
+  let ids: string[] = [];
+  let recording = false;
+  page.on('response', (response) => {
+    if (recording && response.url().includes('/api/')) ids.push(response.headers()['x-request-id'] ?? '');
+  });
+  return {
+    start() {
+      ids = [];
+      recording = true;
+    },
+    async stop(host: Host): Promise<number> {
+      recording = false;
+      const times = await Promise.all(ids.map((id) => serverTimeOf(host, id)));
+      return times.length === 0 ? 0 : Math.max(...times);
+    },
+  };
+}
+
+const NOT_STALE = `!document.querySelector('tr[data-bench-stale]')`;
+const EVENTS_READY = (first: number) =>
+  `${NOT_STALE} && document.querySelectorAll('tr[data-event-id]').length > 0 && document.querySelector('.pager-position')?.textContent.startsWith('${first}–') && !document.querySelector('[aria-busy="true"]')`;
+const FILTERED_READY = (status: string) =>
+  `${NOT_STALE} && location.hash.includes('status=${status}') && document.querySelectorAll('tr[data-event-id]').length > 0 && [...document.querySelectorAll('tr[data-event-id] [data-status]')].every((badge) => badge.dataset.status === '${status}')`;
+const ALL_READY = `!location.hash.includes('status=') && ${EVENTS_READY(1)}`;
+const DETAIL_READY = (eventId: string) => `[...document.querySelectorAll('dl.facts code')].some((code) => code.textContent === '${eventId}')`;
+const SUBSCRIBERS_READY = (count: number) =>
+  `${NOT_STALE} && document.querySelector('main h1')?.textContent === 'Subscribers' && document.querySelectorAll('main tbody tr').length === ${count}`;
+const SET_STATUS = (status: string) =>
+  `(() => { const select = document.getElementById('status-filter'); select.value = '${status}'; select.dispatchEvent(new Event('change', { bubbles: true })); })()`;
+
+async function driveConsole(browser: Browser, host: Host, subscriberCount: number): Promise<Step[]> {
+  const steps = new Map<keyof typeof TARGETS, Step>();
+  const record = (key: keyof typeof TARGETS, name: string, ms: number, serverMsOfStep: number) => {
+    const step = steps.get(key) ?? { name, key, samples: [], serverSamples: [] };
+    step.samples.push(round(ms, 1));
+    step.serverSamples.push(round(serverMsOfStep, 1));
+    steps.set(key, step);
+  };
+  const context = await browser.newContext();
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('pageerror', (error) => problems.push(error.message));
+  const requests = apiRequests(page);
+  const time = async (key: keyof typeof TARGETS, name: string, action: string, ready: string) => {
+    requests.start();
+    const ms = await timeInPage(page, action, ready);
+    record(key, name, ms, await requests.stop(host));
+  };
+
+  // Sign in as a user does: paste the token, press Enter; done when the Subscribers screen lists them.
+  await page.goto(`${host.origin}/console/`);
+  await page.locator('#token').fill(host.token);
+  await time('signIn', 'sign in → Subscribers screen', `document.getElementById('token').form.requestSubmit()`, SUBSCRIBERS_READY(subscriberCount));
+
+  const eventsLink = `document.querySelector('nav[aria-label="Sections"] a[href^="#/events"]').click()`;
+  const subscribersLink = `document.querySelector('nav[aria-label="Sections"] a[href^="#/subscribers"]').click()`;
+  for (let i = 0; i < REPEATS; i++) {
+    await time('eventsFirstRows', 'Events screen: first rows', eventsLink, EVENTS_READY(1));
+    await time('subscribers', 'Subscribers screen', subscribersLink, SUBSCRIBERS_READY(subscriberCount));
+  }
+  await time('eventsFirstRows', 'Events screen: first rows', eventsLink, EVENTS_READY(1));
+  for (let i = 0; i < REPEATS; i++) {
+    await time('nextPage', 'next page', `document.querySelector('a[rel=next]').click()`, EVENTS_READY(PAGE_SIZE + 1));
+    await time('previousPage', 'previous page', `document.querySelector('a[rel=prev]').click()`, EVENTS_READY(1));
+  }
+  for (let i = 0; i < REPEATS; i++) {
+    await time('statusFilter', 'status filter → Failed', SET_STATUS('FAILED'), FILTERED_READY('FAILED'));
+    await time('allStatuses', 'status filter → All statuses', SET_STATUS(''), ALL_READY);
+  }
+  for (let i = 0; i < REPEATS; i++) {
+    const eventId = await page.evaluate<string>(`document.querySelectorAll('tr[data-event-id]')[${i % PAGE_SIZE}].dataset.eventId`);
+    await time('eventDetail', 'open an event', `document.querySelector('tr[data-event-id="${eventId}"] a').click()`, DETAIL_READY(eventId));
+    await time('backToList', 'back to the list', 'history.back()', EVENTS_READY(1));
+  }
+  // A reload of the Events screen (the token stays in this tab's sessionStorage): from the start of
+  // navigation, JavaScript, /me and the list included. Timed by the page's own clock.
+  for (let i = 0; i < REPEATS; i++) {
+    requests.start();
+    await page.reload({ waitUntil: 'commit' });
+    record('coldReload', 'reload of the Events screen', await readyAtInPage(page, EVENTS_READY(1)), await requests.stop(host));
+  }
+  await context.close();
+  if (problems.length > 0) throw new Error(`page errors: ${problems.join('; ')}`);
+  return [...steps.values()];
+}
+
+// --- main -----------------------------------------------------------------------------------
+
+function summarize(step: Step) {
+  const sorted = [...step.samples].sort((a, b) => a - b);
+  const server = [...step.serverSamples].sort((a, b) => a - b);
+  const target = TARGETS[step.key];
+  const medianMs = percentile(sorted, 50);
+  return {
+    step: step.name,
+    key: step.key,
+    targetMs: target,
+    medianMs,
+    maxMs: sorted.at(-1) ?? Number.NaN,
+    serverMedianMs: percentile(server, 50),
+    samplesMs: step.samples,
+    met: medianMs <= target,
+  };
+}
+
+async function main(): Promise<void> {
+  if (!existsSync(SERVER_BIN)) throw new Error(`${SERVER_BIN} is missing: run 'make build' (make bench does)`);
+  await ensureConsoleBuilt();
+  let ferret: RunningFerretDb | undefined;
+  const uri = process.env.MONGODB_URI ?? (ferret = await startFerretDb()).uri;
+  if (ferret) children.push(() => void ferret?.stop());
+  const store = process.env.MONGODB_URI ? 'MONGODB_URI' : 'FerretDB v1 (sqlite)';
+  console.log(`Herald console benchmark — ${store}, ${EVENTS} events, node ${process.version}, ${REPEATS} samples per step`);
+
+  const host = await startHost(uri);
+  const growth: ServerListTimes[] = [];
+  const seeding = await seed(host, async (size) => {
+    growth.push(await timeServerList(host, size));
+    console.log(`  events list at ${size} events: ${JSON.stringify(growth.at(-1))}`);
+  });
+  console.log(`  seeded ${EVENTS} events in ${seeding.seconds} s (${seeding.eventsPerSecond}/s, ${PUBLISH_CONCURRENCY} concurrent publishes)`);
+  await settle(host);
+  const failedEvents = (await api<{ pagination: { total: number } }>(host, 'GET', `${API}/webhook-events?status=FAILED&limit=1`)).body.pagination.total;
+  console.log(`  every delivery settled: ${failedEvents} events FAILED (1 % of them were sent to the receiver answering 500)`);
+  const atSize = await timeServerList(host, EVENTS);
+  growth.push(atSize);
+  console.log(`  events list at ${EVENTS} events: ${JSON.stringify(atSize)}`);
+
+  const browser = await launchBrowser();
+  children.push(() => void browser.close());
+  const steps = (await driveConsole(browser, host, seeding.subscribers)).map(summarize);
+  await browser.close();
+  await host.stop();
+  await ferret?.stop();
+
+  const serverListMet = atSize.firstPageMs <= TARGETS.serverList && atSize.secondPageMs <= TARGETS.serverList && atSize.failedFilterMs <= TARGETS.serverList;
+  const summary = {
+    store,
+    node: process.version,
+    events: EVENTS,
+    failedEvents,
+    repeats: REPEATS,
+    seeding,
+    serverList: { targetMs: TARGETS.serverList, ...atSize, met: serverListMet },
+    serverListGrowth: growth,
+    steps,
+    met: serverListMet && steps.every((step) => step.met),
+  };
+  mkdirSync(join(ROOT, '.data/bench'), { recursive: true });
+  writeFileSync(join(ROOT, '.data/bench/console.json'), `${JSON.stringify(summary, null, 2)}\n`);
+
+  const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
+  const line = (label: string, figure: string, target: string, ok?: boolean) =>
+    console.log(`  ${label.padEnd(46)} ${figure.padEnd(34)} target ${target.padEnd(10)} ${ok === undefined ? '' : verdict(ok)}`);
+  console.log(`\nTargets (median of ${REPEATS} samples; in brackets the slowest sample and the median server time of the step's API requests)`);
+  line(`server: events list, page 1, at ${EVENTS}`, `${atSize.firstPageMs} ms`, `≤ ${TARGETS.serverList} ms`, atSize.firstPageMs <= TARGETS.serverList);
+  line(`server: events list, page 2, at ${EVENTS}`, `${atSize.secondPageMs} ms`, `≤ ${TARGETS.serverList} ms`, atSize.secondPageMs <= TARGETS.serverList);
+  line(`server: events list, last page, at ${EVENTS}`, `${atSize.lastPageMs} ms`, '—');
+  line(`server: events list, status=FAILED, at ${EVENTS}`, `${atSize.failedFilterMs} ms`, `≤ ${TARGETS.serverList} ms`, atSize.failedFilterMs <= TARGETS.serverList);
+  for (const step of steps) line(step.step, `${step.medianMs} ms (max ${step.maxMs}, server ${step.serverMedianMs})`, `≤ ${step.targetMs} ms`, step.met);
+  console.log(`\nWritten: .data/bench/console.json`);
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);
