@@ -6,6 +6,7 @@ import { requeueRows } from '../deliveries/requeue.js';
 import { findRows } from '../deliveries/rows.js';
 import { ConflictError, NotFoundError, ValidationError } from '../errors/index.js';
 import { isDuplicateKeyError } from '../storage/collections.js';
+import { EVENT_LIST_ORDER } from '../storage/indexes.js';
 import type { EventDocument } from '../storage/documents.js';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { PublishEventInput } from '../schemas/index.js';
@@ -131,7 +132,7 @@ export function createEventService(context: CoreContext): InternalEventService {
       const [events, total] = await Promise.all([
         collections.events
           .find(filter, { projection: { data: 0, sealedSensitive: 0, subscriberIds: 0, requestFingerprint: 0 } })
-          .sort({ occurredAt: -1, _id: -1 })
+          .sort(EVENT_LIST_ORDER)
           .skip(offset)
           .limit(limit)
           .toArray(),

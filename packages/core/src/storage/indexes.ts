@@ -1,14 +1,40 @@
 // Indexes of the data model, created at start-up. Idempotent: createIndex with the same keys and
 // options is a no-op. Only plain and unique indexes (FerretDB v1 has no partial or TTL indexes).
 // Indexes the delivery engine needs for claiming rows are the engine's to create.
+import { MongoServerError, type Collection, type Document } from 'mongodb';
 import type { Collections } from './collections.js';
+
+/**
+ * The events list's order, newest first; `_id` breaks ties between events of the same instant, so
+ * pages never overlap or skip. The list's indexes end with exactly these keys: a MongoDB index
+ * ending in `occurredAt` alone cannot give this order, and the server would then read and sort
+ * every event of the org in memory for each page.
+ */
+export const EVENT_LIST_ORDER = { occurredAt: -1, _id: -1 } as const;
+
+/**
+ * Indexes of earlier versions that a current one covers (their keys are a prefix of its keys):
+ * dropped at start-up, so publishing stops maintaining them.
+ */
+const SUPERSEDED_EVENT_INDEXES = ['org_occurred', 'org_status_occurred'];
+const INDEX_NOT_FOUND = 27;
+
+async function dropIndexesIfPresent<T extends Document>(collection: Collection<T>, names: readonly string[]): Promise<void> {
+  const present = new Set((await collection.indexes()).map((index) => index.name));
+  for (const name of names.filter((candidate) => present.has(candidate))) {
+    // Another replica starting at the same time may have dropped it first.
+    await collection.dropIndex(name).catch((error: unknown) => {
+      if (!(error instanceof MongoServerError && error.code === INDEX_NOT_FOUND)) throw error;
+    });
+  }
+}
 
 export async function ensureIndexes(collections: Collections): Promise<void> {
   await Promise.all([
     collections.subscribers.createIndex({ orgId: 1, handle: 1 }, { unique: true, name: 'org_handle_unique' }),
     collections.subscribers.createIndex({ orgId: 1, createdAt: 1, handle: 1 }, { name: 'org_list_order' }),
-    collections.events.createIndex({ orgId: 1, occurredAt: -1 }, { name: 'org_occurred' }),
-    collections.events.createIndex({ orgId: 1, status: 1, occurredAt: -1 }, { name: 'org_status_occurred' }),
+    collections.events.createIndex({ orgId: 1, ...EVENT_LIST_ORDER }, { name: 'org_list_order' }),
+    collections.events.createIndex({ orgId: 1, status: 1, ...EVENT_LIST_ORDER }, { name: 'org_status_list_order' }),
     collections.events.createIndex({ status: 1, createdAt: 1 }, { name: 'status_created' }),
     collections.events.createIndex({ createdAt: 1, _id: 1 }, { name: 'created' }),
     collections.attempts.createIndex({ eventId: 1 }, { name: 'event' }),
@@ -20,4 +46,6 @@ export async function ensureIndexes(collections: Collections): Promise<void> {
     collections.deliveries.createIndex({ subscriberId: 1, createdAt: 1, _id: 1 }, { name: 'subscriber_created' }),
     collections.recoveries.createIndex({ status: 1, createdAt: 1 }, { name: 'status_created' }),
   ]);
+  // After their replacements exist, so a list query always has an index to use.
+  await dropIndexesIfPresent(collections.events, SUPERSEDED_EVENT_INDEXES);
 }
