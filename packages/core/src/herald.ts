@@ -87,7 +87,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     secretRotationOverlapMs: options.delivery?.secretRotationOverlapMs ?? DEFAULT_SECRET_ROTATION_OVERLAP_MS,
     engine: {
       admit: (requests, now) => deliveryEngine.admit(requests, now),
-      dispatch: (admission, items, written) => deliveryEngine.dispatch(admission, items, written),
+      dispatch: (admission, items) => deliveryEngine.dispatch(admission, items),
       release: (admission) => deliveryEngine.release(admission),
       notify: () => deliveryEngine.notify(),
     },
@@ -134,9 +134,9 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       await ownedClient?.close();
     },
     async health() {
-      // A real read through the same path as the engine's reads, bounded so a store that accepts
-      // connections but does not answer reads as down within a second.
-      const probe = compat.retry(() => collections.orgState.findOne({}, { projection: { _id: 1 } })).then(() => true, () => false);
+      // A real read through the same path as every request (the lane, on FerretDB v1), bounded so
+      // a store that accepts connections but does not answer reads as down within a second.
+      const probe = compat.retry(() => collections.orgState.findOne({}, { projection: { _id: 1 } }), true).then(() => true, () => false);
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), HEALTH_PROBE_TIMEOUT_MS); });
       const mongo = await Promise.race([probe, late]).finally(() => clearTimeout(timer));

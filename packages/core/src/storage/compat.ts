@@ -6,9 +6,6 @@
 // - a serial write lane: one client sending a multi-document update while another write to the
 //   same collection was running deadlocked it for good (seen with updates, and with an update
 //   beside inserts), so every write of the process goes through one lane (`StoreCompat.write`).
-//   Reads never took part in those hangs (the API's reads always ran beside the lane); they run
-//   beside it too, a few at a time (`READ_CONCURRENCY`), so a read waits for the store, not for
-//   every write queued before it, and round-trip latency overlaps instead of adding up.
 // - `uniqueKeyClaims`: a conditional update is not atomic against a concurrent one (two workers
 //   both "won" the same rows), so a claim first inserts a document whose `_id` names the row's
 //   incarnation; the unique `_id` makes exactly one claimer win.
@@ -58,8 +55,8 @@ export interface StoreCompat {
    * go before queued publishes, so a flood of publishes slows publishing, not delivery.
    */
   write<T>(operation: () => Promise<T>, urgent?: boolean): Promise<T>;
-  /** Runs a read: beside the lane, a few at a time, with transient retries on FerretDB v1. */
-  retry<T>(operation: () => Promise<T>): Promise<T>;
+  /** Runs a read, through the lane and with transient retries on FerretDB v1. */
+  retry<T>(operation: () => Promise<T>, urgent?: boolean): Promise<T>;
 }
 
 const TRANSIENT_RETRIES = 5;
@@ -83,29 +80,8 @@ function defaultSleep(ms: number): Promise<void> {
 /** A lane section running longer than this is reported: FerretDB v1 was seen to deadlock for good. */
 export const STUCK_AFTER_MS = 30_000;
 
-/** After an operation finds the store unreachable, queued and new ones fail at once for this long. */
+/** After a section finds the store unreachable, queued and new sections fail at once for this long. */
 export const UNREACHABLE_WINDOW_MS = 1_000;
-
-/** How many reads may run beside the write lane at once. */
-export const READ_CONCURRENCY = 4;
-
-/** Remembers that the store was found unreachable, so what comes next for a moment fails at once. */
-class UnreachableWindow {
-  private until = 0;
-  private readonly now: () => number;
-
-  constructor(now: () => number) {
-    this.now = now;
-  }
-
-  get open(): boolean {
-    return this.now() < this.until;
-  }
-
-  noteFailure(error: unknown): void {
-    if (isStoreUnavailable(error)) this.until = this.now() + UNREACHABLE_WINDOW_MS;
-  }
-}
 
 interface Section {
   run: () => Promise<void>;
@@ -122,12 +98,13 @@ class SerialLane {
   private readonly urgent: Section[] = [];
   private readonly normal: Section[] = [];
   private busy = false;
-  private readonly unreachable: UnreachableWindow;
+  private unreachableUntil = 0;
   private readonly onStuck: (waitingBehind: number) => void;
+  private readonly now: () => number;
 
-  constructor(unreachable: UnreachableWindow, onStuck: (waitingBehind: number) => void) {
-    this.unreachable = unreachable;
+  constructor(onStuck: (waitingBehind: number) => void, now: () => number = Date.now) {
     this.onStuck = onStuck;
+    this.now = now;
   }
 
   run<T>(section: () => Promise<T>, urgent = false): Promise<T> {
@@ -142,7 +119,7 @@ class SerialLane {
     this.busy = true;
     try {
       for (let next = this.urgent.shift() ?? this.normal.shift(); next; next = this.urgent.shift() ?? this.normal.shift()) {
-        if (this.unreachable.open) {
+        if (this.now() < this.unreachableUntil) {
           next.reject(new StoreUnavailableError());
           continue;
         }
@@ -151,7 +128,7 @@ class SerialLane {
         try {
           await next.run();
         } catch (error) {
-          this.unreachable.noteFailure(error);
+          if (isStoreUnavailable(error)) this.unreachableUntil = this.now() + UNREACHABLE_WINDOW_MS;
           next.reject(error);
         } finally {
           clearTimeout(watchdog);
@@ -163,48 +140,15 @@ class SerialLane {
   }
 }
 
-/** Runs reads at most `limit` at once, failing at once while the store is known unreachable. */
-class ReadGate {
-  private running = 0;
-  private readonly waiting: Array<() => void> = [];
-  private readonly unreachable: UnreachableWindow;
-  private readonly limit: number;
-
-  constructor(unreachable: UnreachableWindow, limit: number) {
-    this.unreachable = unreachable;
-    this.limit = limit;
-  }
-
-  async run<T>(operation: () => Promise<T>): Promise<T> {
-    if (this.running >= this.limit) await new Promise<void>((resolve) => this.waiting.push(resolve));
-    else this.running += 1;
-    try {
-      // Failing at once does not extend the window: the next read after it probes the store again.
-      if (this.unreachable.open) throw new StoreUnavailableError();
-      return await operation().catch((error: unknown) => {
-        this.unreachable.noteFailure(error);
-        throw error;
-      });
-    } finally {
-      // Hand the slot straight to the next reader, if any.
-      const next = this.waiting.shift();
-      if (next) next();
-      else this.running -= 1;
-    }
-  }
-}
-
 /** Called when an operation on a serial store has not answered for STUCK_AFTER_MS. */
 export type StuckReport = (details: { afterMs: number; waitingBehind: number }) => void;
 
 export function storeCompat(name: StoreCompatName, onStuck: StuckReport = () => undefined): StoreCompat {
   if (name === 'mongodb') {
-    const direct = <T>(operation: () => Promise<T>): Promise<T> => operation();
+    const direct = <T>(operation: () => Promise<T>, _urgent?: boolean): Promise<T> => operation();
     return { name, uniqueKeyClaims: false, groupedOutcomeWrites: false, separateJobStore: false, deferredEventCounters: false, pointReads: false, writeConcurrency: 4, maxWriteBatch: Number.POSITIVE_INFINITY, write: direct, retry: direct };
   }
-  const unreachable = new UnreachableWindow(Date.now);
-  const lane = new SerialLane(unreachable, (waitingBehind) => onStuck({ afterMs: STUCK_AFTER_MS, waitingBehind }));
-  const reads = new ReadGate(unreachable, READ_CONCURRENCY);
+  const lane = new SerialLane((waitingBehind) => onStuck({ afterMs: STUCK_AFTER_MS, waitingBehind }));
   return {
     name,
     uniqueKeyClaims: true,
@@ -215,7 +159,7 @@ export function storeCompat(name: StoreCompatName, onStuck: StuckReport = () => 
     writeConcurrency: 1,
     maxWriteBatch: 50,
     write: (operation, urgent) => lane.run(() => retryTransient(operation), urgent),
-    retry: (operation) => reads.run(() => retryTransient(operation)),
+    retry: (operation, urgent) => lane.run(() => retryTransient(operation), urgent),
   };
 }
 

@@ -1,9 +1,8 @@
-// The FerretDB v1 side of the store-compatibility seam: its lane, its reads beside it, its transient
-// retries, its watchdog.
+// The FerretDB v1 side of the store-compatibility seam: its lane, its transient retries, its watchdog.
 import { afterEach, expect, test, vi } from 'vitest';
 import { MongoServerSelectionError } from 'mongodb';
 import { clientTimeoutOptions, isStoreUnavailable, isTransientStoreError, StoreUnavailableError } from '../../src/storage/availability.js';
-import { READ_CONCURRENCY, retryTransient, storeCompat, STUCK_AFTER_MS, UNREACHABLE_WINDOW_MS } from '../../src/storage/compat.js';
+import { retryTransient, storeCompat, STUCK_AFTER_MS, UNREACHABLE_WINDOW_MS } from '../../src/storage/compat.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -48,7 +47,7 @@ test('an operation that does not answer is reported, with how many wait behind i
   const reports: Array<{ afterMs: number; waitingBehind: number }> = [];
   const compat = storeCompat('ferretdb-v1', (details) => reports.push(details));
   void compat.write(() => new Promise(() => undefined));
-  void compat.write(async () => 'queued');
+  void compat.retry(async () => 'queued');
   await vi.advanceTimersByTimeAsync(STUCK_AFTER_MS - 1);
   expect(reports).toEqual([]);
   await vi.advanceTimersByTimeAsync(1);
@@ -71,44 +70,14 @@ test('an unreachable store fails the operations queued behind the one that found
   const compat = storeCompat('ferretdb-v1');
   const unreachable = new MongoServerSelectionError('connect ECONNREFUSED 127.0.0.1:1', { type: 'Unknown', servers: new Map(), stale: false, compatible: true, heartbeatFrequencyMS: 10_000, localThresholdMS: 15, setName: null, maxElectionId: null, maxSetVersion: null, commonWireVersion: 0, logicalSessionTimeoutMinutes: null } as never);
   let queuedRan = false;
-  const first = compat.write(async () => { throw unreachable; });
-  const queued = compat.write(async () => { queuedRan = true; });
+  const first = compat.retry(async () => { throw unreachable; });
+  const queued = compat.retry(async () => { queuedRan = true; });
   await expect(first).rejects.toBe(unreachable);
   await expect(queued).rejects.toBeInstanceOf(StoreUnavailableError);
   expect(queuedRan).toBe(false);
   await expect(compat.write(async () => 'new')).rejects.toBeInstanceOf(StoreUnavailableError);
-  await expect(compat.retry(async () => 'read')).rejects.toBeInstanceOf(StoreUnavailableError);
   await vi.advanceTimersByTimeAsync(UNREACHABLE_WINDOW_MS);
   await expect(compat.write(async () => 'probe')).resolves.toBe('probe');
-  // A read that finds the store unreachable closes the way for writes too.
-  await expect(compat.retry(async () => { throw unreachable; })).rejects.toBe(unreachable);
-  await expect(compat.write(async () => 'after a failed read')).rejects.toBeInstanceOf(StoreUnavailableError);
-});
-
-test('reads run beside a busy write lane, at most READ_CONCURRENCY at once', async () => {
-  const compat = storeCompat('ferretdb-v1');
-  let releaseWrite!: () => void;
-  const write = compat.write(() => new Promise<void>((resolve) => { releaseWrite = resolve; }));
-  await expect(compat.retry(async () => 'read while a write runs')).resolves.toBe('read while a write runs');
-  let running = 0;
-  let most = 0;
-  const releases: Array<() => void> = [];
-  const reads = Array.from({ length: READ_CONCURRENCY + 3 }, () =>
-    compat.retry(async () => {
-      running += 1;
-      most = Math.max(most, running);
-      await new Promise<void>((resolve) => releases.push(resolve));
-      running -= 1;
-    }),
-  );
-  for (let released = 0; released < reads.length; released++) {
-    await vi.waitFor(() => expect(releases.length).toBeGreaterThan(released));
-    releases[released]!();
-  }
-  await Promise.all(reads);
-  expect(most).toBe(READ_CONCURRENCY);
-  releaseWrite();
-  await write;
 });
 
 test('which errors mean the store is unreachable, and the client timeouts a connection string does not set', () => {
@@ -118,15 +87,4 @@ test('which errors mean the store is unreachable, and the client timeouts a conn
   expect(isStoreUnavailable(Object.assign(new Error('E11000'), { code: 11000 }))).toBe(false);
   expect(clientTimeoutOptions('mongodb://h/db')).toEqual({ serverSelectionTimeoutMS: 5_000, socketTimeoutMS: 60_000 });
   expect(clientTimeoutOptions('mongodb://h/db?replicaSet=rs&serverselectiontimeoutms=200')).toEqual({ socketTimeoutMS: 60_000 });
-});
-
-test('reads that fail at once during the window do not extend it', async () => {
-  vi.useFakeTimers();
-  const compat = storeCompat('ferretdb-v1');
-  await expect(compat.retry(async () => { throw new StoreUnavailableError(); })).rejects.toBeInstanceOf(StoreUnavailableError);
-  for (let step = 0; step < 4; step++) {
-    await expect(compat.retry(async () => 'too soon')).rejects.toBeInstanceOf(StoreUnavailableError);
-    await vi.advanceTimersByTimeAsync(UNREACHABLE_WINDOW_MS / 4);
-  }
-  await expect(compat.retry(async () => 'probe')).resolves.toBe('probe');
 });
