@@ -108,8 +108,9 @@ export class DeferredEventCounters {
     const missing = eventIds.filter((eventId) => this.held.get(eventId)?.stored === undefined);
     await Promise.all(
       missing.map(async (eventId) => {
-        const event = await this.compat.retry(() =>
-          this.collections.events.findOne({ _id: eventId }, { projection: { openDeliveries: 1, failedDeliveries: 1, status: 1 } }),
+        const event = await this.compat.retry(
+          () => this.collections.events.findOne({ _id: eventId }, { projection: { openDeliveries: 1, failedDeliveries: 1, status: 1 } }),
+          true,
         );
         const held = this.held.get(eventId);
         if (!held) return;

@@ -47,7 +47,7 @@ export class DeliveryStore {
 
   /** The engine's own operations go before queued publishes on a serial store (storage/compat.ts). */
   private readonly write = <T>(operation: () => Promise<T>): Promise<T> => this.compat.write(operation, true);
-  private readonly read = <T>(operation: () => Promise<T>): Promise<T> => this.compat.retry(operation);
+  private readonly read = <T>(operation: () => Promise<T>): Promise<T> => this.compat.retry(operation, true);
 
   constructor(db: Db, prefix: string, compat: StoreCompat) {
     this.collections = collectionsFor(db, prefix);
