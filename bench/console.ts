@@ -16,6 +16,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { MongoClient } from 'mongodb';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../packages/console/test/support/chromium.js';
 import { ensureConsoleBuilt } from '../packages/console/test/support/build.js';
@@ -59,6 +60,49 @@ process.on('exit', () => {
   for (const stop of children.reverse()) stop();
 });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
+
+// --- the store ------------------------------------------------------------------------------
+
+/**
+ * BENCH_STORE=memory-mongo: scripts/tools/memory-mongo.sh's in-memory MongoDB-wire server instead
+ * of FerretDB. Herald takes its MongoDB path there, and the store does not pay FerretDB v1's cost
+ * per document read, which shows what the host and the console cost on their own.
+ */
+const MEMORY_MONGO = process.env.BENCH_STORE === 'memory-mongo';
+
+async function startMemoryMongo(): Promise<RunningFerretDb> {
+  const launcher = join(ROOT, '.tools/bin/memory-mongo');
+  if (!existsSync(launcher)) throw new Error("memory-mongo is not built: run 'bash scripts/tools/memory-mongo.sh' first");
+  const port = await freePort();
+  const child = spawn(launcher, [String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
+  children.push(() => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+  });
+  const uri = `mongodb://127.0.0.1:${port}/`;
+  // The JVM takes a few seconds to start.
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    const probe = new MongoClient(uri, { serverSelectionTimeoutMS: 500 });
+    try {
+      await probe.db('admin').command({ ping: 1 });
+      break;
+    } catch (error) {
+      if (Date.now() > deadline || child.exitCode !== null) throw error;
+      await sleep(200);
+    } finally {
+      await probe.close();
+    }
+  }
+  return {
+    uri,
+    async stop() {
+      if (child.exitCode !== null) return;
+      const exited = new Promise((done) => child.once('exit', done));
+      child.kill('SIGTERM');
+      await exited;
+    },
+  };
+}
 
 // --- the host -------------------------------------------------------------------------------
 
@@ -459,9 +503,9 @@ async function main(): Promise<void> {
   if (!existsSync(SERVER_BIN)) throw new Error(`${SERVER_BIN} is missing: run 'make build' (make bench does)`);
   await ensureConsoleBuilt();
   let ferret: RunningFerretDb | undefined;
-  const uri = process.env.MONGODB_URI ?? (ferret = await startFerretDb()).uri;
+  const uri = process.env.MONGODB_URI ?? (ferret = await (MEMORY_MONGO ? startMemoryMongo() : startFerretDb())).uri;
   if (ferret) children.push(() => void ferret?.stop());
-  const store = process.env.MONGODB_URI ? 'MONGODB_URI' : 'FerretDB v1 (sqlite)';
+  const store = process.env.MONGODB_URI ? 'MONGODB_URI' : MEMORY_MONGO ? 'memory-mongo (in-memory, MongoDB path)' : 'FerretDB v1 (sqlite)';
   console.log(`Herald console benchmark — ${store}, ${EVENTS} events, node ${process.version}, ${REPEATS} samples per step`);
 
   const host = await startHost(uri);
