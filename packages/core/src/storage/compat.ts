@@ -6,9 +6,9 @@
 // - a serial write lane: one client sending a multi-document update while another write to the
 //   same collection was running deadlocked it for good (seen with updates, and with an update
 //   beside inserts), so every write of the process goes through one lane (`StoreCompat.write`).
-//   Reads go through it too: run beside it, four at a time, they doubled short runs but made a
-//   10 s run at 500 deliveries/s on a 1,000-event history fall to 12/s, FerretDB so slow that
-//   leases ran out before outcomes were written (redeliveries, duplicates).
+//   Reads go through it too. Run beside it, four at a time, they doubled short runs, but in a 10 s
+//   run at 500 deliveries/s on a 1,000-event history the same outcome batch went unrecorded lease
+//   after lease (12 deliveries/s, duplicates), as when an operation hangs.
 // - `uniqueKeyClaims`: a conditional update is not atomic against a concurrent one (two workers
 //   both "won" the same rows), so a claim first inserts a document whose `_id` names the row's
 //   incarnation; the unique `_id` makes exactly one claimer win.
