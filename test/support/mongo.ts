@@ -1,6 +1,6 @@
 // Per-test-file MongoDB database on the run's shared server (see global-setup.ts).
 import { randomBytes } from 'node:crypto';
-import { MongoClient, type Db } from 'mongodb';
+import { MongoClient, MongoServerError, type Db, type Document } from 'mongodb';
 import { inject } from 'vitest';
 
 export interface TestDatabase {
@@ -36,4 +36,22 @@ export async function openTestDatabase(prefix?: string): Promise<TestDatabase> {
       await client.close();
     },
   };
+}
+
+/** The server's answer to a command it does not know (MongoDB's `CommandNotFound`). */
+const COMMAND_NOT_FOUND = 59;
+
+/**
+ * Whether the test store knows this command, asked by running it (harmless commands only). Not
+ * every MongoDB-wire server has every command — mongo-java-server, the memory-mongo store, has no
+ * `explain` — so a test that needs one skips, naming it, instead of failing on the store.
+ */
+export async function storeHasCommand(db: Db, command: Document): Promise<boolean> {
+  try {
+    await db.command(command);
+    return true;
+  } catch (error) {
+    if (error instanceof MongoServerError && error.code === COMMAND_NOT_FOUND) return false;
+    throw error;
+  }
 }
