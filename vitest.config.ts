@@ -11,8 +11,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
-    // CI also writes a JSON report: .ci/run prints its totals as a plain closing line.
-    reporters: process.env.CI ? ['default', ['json', { outputFile: '.data/test-report.json' }]] : ['default'],
+    // CI also writes a JSON report: .ci/run prints its totals as a plain closing line. A second run
+    // names its own (HERALD_TEST_REPORT, scripts/test-memory-mongo.sh) so the first one's is kept.
+    reporters: process.env.CI ? ['default', ['json', { outputFile: process.env.HERALD_TEST_REPORT ?? '.data/test-report.json' }]] : ['default'],
     projects: [
       {
         extends: true,

@@ -6,16 +6,23 @@
 # Not a MongoDB: nothing is persisted and its query engine is its own (docs/benchmarks.md).
 #
 #   bash scripts/tools/memory-mongo.sh            # builds once into the tools cache; prints the launcher
+#                                                 # (installs the JDK and Maven with apt-get if missing)
 #   .tools/bin/memory-mongo [PORT]                # serves 127.0.0.1:PORT (27017) until stopped
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 VERSION=1.47.0
 out="$TOOLS_CACHE/memory-mongo-$VERSION"
 if [[ ! -x "$out/memory-mongo" ]]; then
-  command -v mvn >/dev/null && command -v javac >/dev/null || {
-    log "memory-mongo needs a JDK and Maven: apt-get install -y default-jdk-headless maven"
-    exit 1
-  }
+  # Debian's JDK and Maven, installed only when missing (as chromium.sh does), so `make test` and
+  # .ci/run work on a fresh machine. Needs root (or sudo).
+  if ! command -v mvn >/dev/null || ! command -v javac >/dev/null; then
+    log "installing Debian's JDK and Maven to build memory-mongo (first time only)"
+    SUDO=""
+    if [[ "$(id -u)" != 0 ]]; then SUDO="sudo"; fi
+    export DEBIAN_FRONTEND=noninteractive
+    $SUDO apt-get update -qq >&2
+    $SUDO apt-get install -y -qq --no-install-recommends default-jdk-headless maven >&2
+  fi
   log "building memory-mongo (mongo-java-server $VERSION; first time only; cached in $TOOLS_CACHE)"
   work="$(mktemp -d)"
   cp -r "$REPO_ROOT/scripts/tools/memory-mongo/." "$work/"
