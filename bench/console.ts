@@ -20,7 +20,7 @@ import { MongoClient } from 'mongodb';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../packages/console/test/support/chromium.js';
 import { ensureConsoleBuilt } from '../packages/console/test/support/build.js';
-import { freePort, startFerretDb, type RunningFerretDb } from '../test/support/ferretdb.js';
+import { freePort, startFerretDb } from '../test/support/ferretdb.js';
 import { percentile, round } from './stats.js';
 
 const num = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
@@ -54,12 +54,49 @@ const TARGETS = {
   serverList: 200,
 } as const;
 
-// Every child this process starts is stopped on any exit: normal end, error, Ctrl-C or SIGTERM.
-const children: Array<() => void> = [];
+/**
+ * What this process started, stopped last-started first on any way out: at the end, on an error, on
+ * Ctrl-C or SIGTERM (`stop`, awaited: the host before its store, since a host whose store vanished
+ * first was seen not to exit on SIGTERM); `kill` is the synchronous last resort of an exit that
+ * leaves no time to wait (an uncaught exception).
+ */
+interface Started {
+  stop(): Promise<void>;
+  kill(): void;
+}
+const running: Started[] = [];
+let stopping: Promise<void> | undefined;
+
+function stopAll(): Promise<void> {
+  stopping ??= (async () => {
+    for (let next = running.pop(); next; next = running.pop()) {
+      await next.stop().catch(() => next.kill());
+    }
+  })();
+  return stopping;
+}
+
 process.on('exit', () => {
-  for (const stop of children.reverse()) stop();
+  for (const next of running.reverse()) next.kill();
 });
-for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
+let interrupted = false;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.on(signal, () => {
+    interrupted = true;
+    console.error(`\n${signal}: stopping the browser, the host and the store`);
+    void stopAll().finally(() => process.exit(130));
+  });
+}
+
+/** Stops `child` with SIGTERM, and with SIGKILL if it has not exited after `graceMs`. */
+async function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((done) => child.once('exit', done));
+  child.kill('SIGTERM');
+  if (await Promise.race([exited.then(() => true), sleep(graceMs).then(() => false)])) return;
+  child.kill('SIGKILL');
+  await exited;
+}
 
 // --- the store ------------------------------------------------------------------------------
 
@@ -70,14 +107,13 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => pr
  */
 const MEMORY_MONGO = process.env.BENCH_STORE === 'memory-mongo';
 
-async function startMemoryMongo(): Promise<RunningFerretDb> {
+async function startMemoryMongo(): Promise<{ uri: string; stop(): Promise<void> }> {
   const launcher = join(ROOT, '.tools/bin/memory-mongo');
   if (!existsSync(launcher)) throw new Error("memory-mongo is not built: run 'bash scripts/tools/memory-mongo.sh' first");
   const port = await freePort();
   const child = spawn(launcher, [String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
-  children.push(() => {
-    if (child.exitCode === null) child.kill('SIGTERM');
-  });
+  const stop = () => stopChild(child, 5_000);
+  running.push({ stop, kill: () => child.kill('SIGKILL') });
   const uri = `mongodb://127.0.0.1:${port}/`;
   // The JVM takes a few seconds to start.
   const deadline = Date.now() + 30_000;
@@ -93,15 +129,7 @@ async function startMemoryMongo(): Promise<RunningFerretDb> {
       await probe.close();
     }
   }
-  return {
-    uri,
-    async stop() {
-      if (child.exitCode !== null) return;
-      const exited = new Promise((done) => child.once('exit', done));
-      child.kill('SIGTERM');
-      await exited;
-    },
-  };
+  return { uri, stop };
 }
 
 // --- the host -------------------------------------------------------------------------------
@@ -111,15 +139,15 @@ interface Host {
   token: string;
   /** Server-side duration (Fastify's responseTime, ms) of a request, by its x-request-id. */
   serverMs: Map<string, number>;
-  stop(): Promise<void>;
 }
 
 /** The built host, as `make up` runs it (its sources use TypeScript that Node cannot strip). */
 const SERVER_BIN = join(ROOT, 'packages/server/dist/bin/herald-server.js');
 
 /**
- * herald-server in its own process, configured as `make up` configures it (loopback allowed for deliveries) plus a short retry schedule so the
- * seeded failures settle in seconds. Its JSON request log gives the server-side time of each request.
+ * herald-server in its own process, configured as `make up` configures it (loopback allowed for
+ * deliveries), plus a short retry schedule and no breaker so the seeded failures settle in seconds.
+ * Its JSON request log gives the server-side time of each request.
  */
 async function startHost(mongodbUri: string): Promise<Host> {
   const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-console-'));
@@ -136,6 +164,10 @@ async function startHost(mongodbUri: string): Promise<Host> {
     HERALD_SSRF_ALLOW_LIST: '127.0.0.0/8',
     HERALD_RETRY_SCHEDULE: '1s',
     HERALD_MAX_ATTEMPTS: '2',
+    // The receiver answering 500 would open its subscriber's breaker, which then holds its last
+    // deliveries PENDING (as designed) until a probe succeeds, which never happens here; the
+    // benchmark wants every event settled, those FAILED.
+    HERALD_BREAKER: 'off',
     HERALD_DRAIN_TIMEOUT: '2s',
     HERALD_LOG_LEVEL: 'info',
     HERALD_LOG_FORMAT: 'json',
@@ -145,9 +177,14 @@ async function startHost(mongodbUri: string): Promise<Host> {
     env,
     stdio: ['ignore', 'pipe', 'inherit'],
   });
-  children.push(() => {
-    if (child.exitCode === null) child.kill('SIGTERM');
-    rmSync(dataDir, { recursive: true, force: true });
+  const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
+  running.push({
+    // Its drain timeout is 2 s: 10 s is plenty for a host that is going to exit.
+    stop: () => stopChild(child, 10_000).finally(removeDataDir),
+    kill: () => {
+      child.kill('SIGKILL');
+      removeDataDir();
+    },
   });
   const serverMs = new Map<string, number>();
   const recent: string[] = [];
@@ -172,18 +209,7 @@ async function startHost(mongodbUri: string): Promise<Host> {
     await sleep(200);
   }
   const token = readFileSync(join(dataDir, 'bootstrap-token'), 'utf8').trim();
-  return {
-    origin,
-    token,
-    serverMs,
-    async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((done) => child.once('exit', done));
-        child.kill('SIGTERM');
-        await Promise.race([exited, sleep(10_000)]);
-      }
-    },
-  };
+  return { origin, token, serverMs };
 }
 
 function sleep(ms: number): Promise<void> {
@@ -237,10 +263,13 @@ function eventTypeOf(index: number): string {
 async function seed(host: Host, onCheckpoint: (size: number) => Promise<void>): Promise<{ seconds: number; eventsPerSecond: number; subscribers: number }> {
   const ok = await startReceiver(200);
   const down = await startReceiver(500);
-  children.push(() => {
+  const close = () => {
+    ok.server.closeAllConnections();
     ok.server.close();
+    down.server.closeAllConnections();
     down.server.close();
-  });
+  };
+  running.push({ stop: async () => close(), kill: close });
   const subscribers = [
     { id: 'billing', targetUrl: ok.url, events: ['invoice.*'], enabled: true },
     { id: 'payments', targetUrl: down.url, events: ['payment.*'], enabled: true },
@@ -294,14 +323,19 @@ async function seed(host: Host, onCheckpoint: (size: number) => Promise<void>): 
 
 /** Waits until no event is PENDING or DISPATCHED, so the screens are measured on a quiet host. */
 async function settle(host: Host): Promise<void> {
-  const deadline = Date.now() + SETTLE_TIMEOUT_MS;
+  const started = Date.now();
+  let reported = started;
   for (;;) {
-    let open = 0;
+    const open: Record<string, number> = {};
     for (const status of ['PENDING', 'DISPATCHED']) {
-      open += (await api<{ count: number }>(host, 'GET', `${API}/webhook-events?status=${status}&limit=${PAGE_SIZE}`)).body.count;
+      open[status] = (await api<{ pagination: { total: number } }>(host, 'GET', `${API}/webhook-events?status=${status}&limit=1`)).body.pagination.total;
     }
-    if (open === 0) return;
-    if (Date.now() > deadline) throw new Error(`events still in delivery after ${SETTLE_TIMEOUT_MS / 1000} s`);
+    if (Object.values(open).every((count) => count === 0)) return;
+    if (Date.now() - started > SETTLE_TIMEOUT_MS) throw new Error(`events still in delivery after ${SETTLE_TIMEOUT_MS / 1000} s: ${JSON.stringify(open)}`);
+    if (Date.now() - reported > 15_000) {
+      reported = Date.now();
+      console.log(`  waiting for deliveries to settle: ${JSON.stringify(open)} after ${Math.round((reported - started) / 1000)} s`);
+    }
     await sleep(1_000);
   }
 }
@@ -502,9 +536,14 @@ function summarize(step: Step) {
 async function main(): Promise<void> {
   if (!existsSync(SERVER_BIN)) throw new Error(`${SERVER_BIN} is missing: run 'make build' (make bench does)`);
   await ensureConsoleBuilt();
-  let ferret: RunningFerretDb | undefined;
-  const uri = process.env.MONGODB_URI ?? (ferret = await (MEMORY_MONGO ? startMemoryMongo() : startFerretDb())).uri;
-  if (ferret) children.push(() => void ferret?.stop());
+  let uri = process.env.MONGODB_URI;
+  if (!uri && MEMORY_MONGO) uri = (await startMemoryMongo()).uri;
+  if (!uri) {
+    const ferret = await startFerretDb();
+    // Its stop() sends SIGTERM before its first await, so it also works synchronously; after 5 s it kills.
+    running.push({ stop: () => ferret.stop(), kill: () => void ferret.stop() });
+    uri = ferret.uri;
+  }
   const store = process.env.MONGODB_URI ? 'MONGODB_URI' : MEMORY_MONGO ? 'memory-mongo (in-memory, MongoDB path)' : 'FerretDB v1 (sqlite)';
   console.log(`Herald console benchmark — ${store}, ${EVENTS} events, node ${process.version}, ${REPEATS} samples per step`);
 
@@ -523,11 +562,10 @@ async function main(): Promise<void> {
   console.log(`  events list at ${EVENTS} events: ${JSON.stringify(atSize)}`);
 
   const browser = await launchBrowser();
-  children.push(() => void browser.close());
+  // On a sudden exit playwright-core kills the browsers it launched by itself.
+  running.push({ stop: () => browser.close(), kill: () => undefined });
   const steps = (await driveConsole(browser, host, seeding.subscribers)).map(summarize);
-  await browser.close();
-  await host.stop();
-  await ferret?.stop();
+  await stopAll();
 
   const serverListMet = atSize.firstPageMs <= TARGETS.serverList && atSize.secondPageMs <= TARGETS.serverList && atSize.failedFilterMs <= TARGETS.serverList;
   const summary = {
@@ -559,8 +597,10 @@ async function main(): Promise<void> {
 
 main().then(
   () => process.exit(0),
-  (error: unknown) => {
-    console.error(error);
+  async (error: unknown) => {
+    // After a signal, requests failing because the host is stopping are expected, not the news.
+    if (!interrupted) console.error(error);
+    await stopAll();
     process.exit(1);
   },
 );
