@@ -557,17 +557,22 @@ async function main(): Promise<void> {
   await settle(host);
   const failedEvents = (await api<{ pagination: { total: number } }>(host, 'GET', `${API}/webhook-events?status=FAILED&limit=1`)).body.pagination.total;
   console.log(`  every delivery settled: ${failedEvents} events FAILED (1 % of them were sent to the receiver answering 500)`);
-  const atSize = await timeServerList(host, EVENTS);
-  growth.push(atSize);
-  console.log(`  events list at ${EVENTS} events: ${JSON.stringify(atSize)}`);
+  const afterSettling = await timeServerList(host, EVENTS);
+  console.log(`  events list at ${EVENTS} events, just settled: ${JSON.stringify(afterSettling)}`);
 
   const browser = await launchBrowser();
   // On a sudden exit playwright-core kills the browsers it launched by itself.
   running.push({ stop: () => browser.close(), kill: () => undefined });
   const steps = (await driveConsole(browser, host, seeding.subscribers)).map(summarize);
+  // Again after the browser steps: in one run the requests right after settling took 3.1–3.9 s
+  // while the browser steps' same requests took about 2 s, so both moments are reported.
+  const atSize = await timeServerList(host, EVENTS);
+  growth.push(atSize);
+  console.log(`  events list at ${EVENTS} events, after the browser steps: ${JSON.stringify(atSize)}`);
   await stopAll();
 
-  const serverListMet = atSize.firstPageMs <= TARGETS.serverList && atSize.secondPageMs <= TARGETS.serverList && atSize.failedFilterMs <= TARGETS.serverList;
+  const listMet = (times: ServerListTimes) => [times.firstPageMs, times.secondPageMs, times.failedFilterMs].every((ms) => ms <= TARGETS.serverList);
+  const serverListMet = listMet(afterSettling) && listMet(atSize);
   const summary = {
     store,
     node: process.version,
@@ -575,7 +580,8 @@ async function main(): Promise<void> {
     failedEvents,
     repeats: REPEATS,
     seeding,
-    serverList: { targetMs: TARGETS.serverList, ...atSize, met: serverListMet },
+    serverList: { targetMs: TARGETS.serverList, ...atSize, met: listMet(atSize) },
+    serverListJustSettled: { targetMs: TARGETS.serverList, ...afterSettling, met: listMet(afterSettling) },
     serverListGrowth: growth,
     steps,
     met: serverListMet && steps.every((step) => step.met),
@@ -585,12 +591,14 @@ async function main(): Promise<void> {
 
   const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
   const line = (label: string, figure: string, target: string, ok?: boolean) =>
-    console.log(`  ${label.padEnd(46)} ${figure.padEnd(34)} target ${target.padEnd(10)} ${ok === undefined ? '' : verdict(ok)}`);
+    console.log(`  ${label.padEnd(54)} ${figure.padEnd(36)} target ${target.padEnd(10)} ${ok === undefined ? '' : verdict(ok)}`);
   console.log(`\nTargets (median of ${REPEATS} samples; in brackets the slowest sample and the median server time of the step's API requests)`);
-  line(`server: events list, page 1, at ${EVENTS}`, `${atSize.firstPageMs} ms`, `≤ ${TARGETS.serverList} ms`, atSize.firstPageMs <= TARGETS.serverList);
-  line(`server: events list, page 2, at ${EVENTS}`, `${atSize.secondPageMs} ms`, `≤ ${TARGETS.serverList} ms`, atSize.secondPageMs <= TARGETS.serverList);
-  line(`server: events list, last page, at ${EVENTS}`, `${atSize.lastPageMs} ms`, '—');
-  line(`server: events list, status=FAILED, at ${EVENTS}`, `${atSize.failedFilterMs} ms`, `≤ ${TARGETS.serverList} ms`, atSize.failedFilterMs <= TARGETS.serverList);
+  for (const [when, times] of [['just settled', afterSettling], ['after the browser', atSize]] as const) {
+    line(`server: events list, page 1, ${when}`, `${times.firstPageMs} ms`, `≤ ${TARGETS.serverList} ms`, times.firstPageMs <= TARGETS.serverList);
+    line(`server: events list, page 2, ${when}`, `${times.secondPageMs} ms`, `≤ ${TARGETS.serverList} ms`, times.secondPageMs <= TARGETS.serverList);
+    line(`server: events list, last page, ${when}`, `${times.lastPageMs} ms`, '—');
+    line(`server: events list, status=FAILED, ${when}`, `${times.failedFilterMs} ms`, `≤ ${TARGETS.serverList} ms`, times.failedFilterMs <= TARGETS.serverList);
+  }
   for (const step of steps) line(step.step, `${step.medianMs} ms (max ${step.maxMs}, server ${step.serverMedianMs})`, `≤ ${step.targetMs} ms`, step.met);
   console.log(`\nWritten: .data/bench/console.json`);
 }
