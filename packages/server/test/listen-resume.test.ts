@@ -7,6 +7,7 @@ import { verify } from '@herald/receiver';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startTestHost, type TestHost } from './support/test-host.js';
 import { openSse, type SseStream } from './support/sse.js';
+import { bearerCall } from './support/bearer.js';
 
 const GRACE_MS = 2_000;
 let t: TestHost;
@@ -35,12 +36,7 @@ interface Pushed {
 }
 
 const listenUrl = (query = '') => `${t.host.url}/api/v0.9/webhook-listen${query}`;
-const call = (method: string, path: string, token: string, body?: unknown) =>
-  fetch(`${t.host.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+const call = bearerCall(() => t.host.url);
 
 async function open(query = '', token = t.adminToken): Promise<{ stream: SseStream; ready: Ready }> {
   const stream = await openSse(listenUrl(query), token);

@@ -5,6 +5,7 @@ import { verify } from '@herald/receiver';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startTestHost, type TestHost } from './support/test-host.js';
 import { openSse } from './support/sse.js';
+import { bearerCall } from './support/bearer.js';
 
 let t: TestHost;
 const data = { name: 'ci', token: 't' };
@@ -17,12 +18,7 @@ afterAll(async () => {
 });
 
 const listenUrl = (query = '') => `${t.host.url}/api/v0.9/webhook-listen${query}`;
-const call = (method: string, path: string, token: string, body?: unknown) =>
-  fetch(`${t.host.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
+const call = bearerCall(() => t.host.url);
 
 async function eventDeliveries(eventId: string) {
   const detail = await t.api.get<{ deliveries: { status: string; lastHttpStatus?: number; attemptCount?: number }[] }>(`/api/v0.9/webhook-events/${eventId}`);
