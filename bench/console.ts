@@ -546,6 +546,9 @@ async function driveConsole(browser: Browser, host: Host, subscriberCount: numbe
 function summarize(step: Step) {
   const sorted = [...step.samples].sort((a, b) => a - b);
   const server = [...step.serverSamples].sort((a, b) => a - b);
+  // What the browser adds to the server's time, sample by sample: the request on loopback, parsing
+  // and rendering (and for a reload, the console's JavaScript and /me).
+  const browserShare = step.samples.map((ms, i) => round(ms - (step.serverSamples[i] ?? 0), 1)).sort((a, b) => a - b);
   const target = TARGETS[step.key];
   const medianMs = percentile(sorted, 50);
   return {
@@ -555,7 +558,9 @@ function summarize(step: Step) {
     medianMs,
     maxMs: sorted.at(-1) ?? Number.NaN,
     serverMedianMs: percentile(server, 50),
+    browserShareMedianMs: percentile(browserShare, 50),
     samplesMs: step.samples,
+    serverSamplesMs: step.serverSamples,
     met: medianMs <= target,
   };
 }
@@ -620,15 +625,19 @@ async function main(): Promise<void> {
 
   const verdict = (ok: boolean) => (ok ? 'met' : 'MISSED');
   const line = (label: string, figure: string, target: string, ok?: boolean) =>
-    console.log(`  ${label.padEnd(54)} ${figure.padEnd(36)} target ${target.padEnd(10)} ${ok === undefined ? '' : verdict(ok)}`);
-  console.log(`\nTargets (median of ${REPEATS} samples; in brackets the slowest sample and the median server time of the step's API requests)`);
+    console.log(`  ${label.padEnd(54)} ${figure.padEnd(50)} target ${target.padEnd(10)} ${ok === undefined ? '' : verdict(ok)}`);
+  console.log(
+    `\nTargets (median of ${REPEATS} samples; in brackets the slowest sample, the median server time of the step's slowest API request, and the median of what the browser added to it)`,
+  );
   for (const [when, times] of [['just settled', afterSettling], ['after the browser', atSize]] as const) {
     line(`server: events list, page 1, ${when}`, `${times.firstPageMs} ms`, `≤ ${TARGETS.serverList} ms`, times.firstPageMs <= TARGETS.serverList);
     line(`server: events list, page 2, ${when}`, `${times.secondPageMs} ms`, `≤ ${TARGETS.serverList} ms`, times.secondPageMs <= TARGETS.serverList);
     line(`server: events list, last page, ${when}`, `${times.lastPageMs} ms`, '—');
     line(`server: events list, status=FAILED, ${when}`, `${times.failedFilterMs} ms`, `≤ ${TARGETS.serverList} ms`, times.failedFilterMs <= TARGETS.serverList);
   }
-  for (const step of steps) line(step.step, `${step.medianMs} ms (max ${step.maxMs}, server ${step.serverMedianMs})`, `≤ ${step.targetMs} ms`, step.met);
+  for (const step of steps) {
+    line(step.step, `${step.medianMs} ms (max ${step.maxMs}, server ${step.serverMedianMs}, browser ${step.browserShareMedianMs})`, `≤ ${step.targetMs} ms`, step.met);
+  }
   console.log(`\nWritten: .data/bench/console.json`);
 }
 
