@@ -87,7 +87,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     secretRotationOverlapMs: options.delivery?.secretRotationOverlapMs ?? DEFAULT_SECRET_ROTATION_OVERLAP_MS,
     engine: {
       admit: (requests, now) => deliveryEngine.admit(requests, now),
-      dispatch: (admission, items) => deliveryEngine.dispatch(admission, items),
+      dispatch: (admission, items, written) => deliveryEngine.dispatch(admission, items, written),
       release: (admission) => deliveryEngine.release(admission),
       notify: () => deliveryEngine.notify(),
     },

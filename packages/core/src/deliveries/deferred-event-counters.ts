@@ -49,6 +49,12 @@ export class DeferredEventCounters {
   private readonly remembered = new Map<string, EventCounters>();
   private readonly collections: Collections;
   private readonly compat: StoreCompat;
+  /** Counts the event writes this process has started; `readMark` and `rememberRead` compare with it. */
+  private writesStarted = 0;
+  /** The `writesStarted` count of each event's latest write, bounded like `remembered`. */
+  private readonly lastWrite = new Map<string, number>();
+  /** Writes forgotten from `lastWrite` were all started at or before this count. */
+  private forgottenUpTo = 0;
 
   constructor(collections: Collections, compat: StoreCompat) {
     this.collections = collections;
@@ -64,6 +70,22 @@ export class DeferredEventCounters {
     if (this.held.has(eventId)) return;
     this.remembered.set(eventId, counters);
     if (this.remembered.size > REMEMBERED_LIMIT) this.remembered.delete(this.remembered.keys().next().value!);
+  }
+
+  /** A mark for a read of events issued now, to pass to `rememberRead` with what it found. */
+  readMark(): number {
+    return this.writesStarted;
+  }
+
+  /**
+   * Counters read with the event to send its rows (the engine's poll), so the first change to it
+   * needs no second read. Left out when this process started writing the event after the read was
+   * issued: the read may then predate that write.
+   */
+  rememberRead(eventId: string, counters: EventCounters, mark: number): void {
+    const lastWrite = this.lastWrite.get(eventId) ?? (mark < this.forgottenUpTo ? Number.POSITIVE_INFINITY : 0);
+    if (lastWrite > mark) return;
+    this.remember(eventId, counters);
   }
 
   /** Whether this process holds unwritten changes for the event. */
@@ -135,6 +157,7 @@ export class DeferredEventCounters {
       const expected = held.stored
         ? statusForCounters({ open: held.stored.open + held.delta.open, failed: held.stored.failed + held.delta.failed, status: held.stored.status })
         : undefined;
+      this.noteWrite(eventId);
       const after = await this.compat.write(
         () =>
           this.collections.events.findOneAndUpdate(
@@ -147,7 +170,21 @@ export class DeferredEventCounters {
       );
       if (!after) continue;
       const status = statusForCounters({ open: after.openDeliveries, failed: after.failedDeliveries, status: after.status });
-      if (status !== after.status) await this.compat.write(() => this.collections.events.updateOne({ _id: eventId }, { $set: { status, updatedAt: now } }), true);
+      if (status === after.status) continue;
+      this.noteWrite(eventId);
+      await this.compat.write(() => this.collections.events.updateOne({ _id: eventId }, { $set: { status, updatedAt: now } }), true);
+    }
+  }
+
+  /** Called as an event write is queued: a read issued before it may not see it (`rememberRead`). */
+  private noteWrite(eventId: string): void {
+    this.writesStarted += 1;
+    this.lastWrite.delete(eventId);
+    this.lastWrite.set(eventId, this.writesStarted);
+    if (this.lastWrite.size > REMEMBERED_LIMIT) {
+      const [oldest, startedAt] = this.lastWrite.entries().next().value!;
+      this.lastWrite.delete(oldest);
+      this.forgottenUpTo = startedAt;
     }
   }
 }

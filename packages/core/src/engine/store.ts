@@ -80,10 +80,15 @@ export class DeliveryStore {
   async loadForSend(rows: readonly DeliveryDocument[]): Promise<{ subscribers: Map<string, SubscriberForSend>; events: Map<string, EventDocument> }> {
     const subscriberIds = [...new Set(rows.map((row) => row.subscriberId))];
     const eventIds = [...new Set(rows.map((row) => row.eventId))];
+    const mark = this.deferredCounters?.readMark() ?? 0;
     const [subscribers, events] = await Promise.all([
       this.read(() => this.collections.subscribers.find({ _id: { $in: subscriberIds } }, { projection: SEND_PROJECTION }).toArray()),
       this.findEvents(eventIds),
     ]);
+    // Where counters are held in memory, the ones read here spare the first outcome a second read.
+    for (const event of events) {
+      this.deferredCounters?.rememberRead(event._id, { open: event.openDeliveries ?? 0, failed: event.failedDeliveries ?? 0, status: event.status }, mark);
+    }
     return {
       subscribers: new Map(subscribers.map((subscriber) => [subscriber._id, subscriber as SubscriberForSend])),
       events: new Map(events.map((event) => [event._id, event])),

@@ -103,3 +103,24 @@ test('counters the publisher just wrote are used instead of a read; the oldest a
   await counters.apply(settling('e-forgotten', 'DELIVERED', 'DELIVERED'), new Date(1_000)); // read: 3 open, not due
   expect(counters.holds('e-forgotten')).toBe(true);
 });
+
+test('counters read to send rows are used instead of a second read, unless this process wrote the event after the read was issued', async () => {
+  await collections.events.insertOne(event('e-read'));
+  const counters = new DeferredEventCounters(collections, storeCompat('ferretdb-v1'));
+  // Read with 2 open (stored: 3), so two settled rows are due only if no second read happened.
+  counters.rememberRead('e-read', { open: 2, failed: 0, status: 'DISPATCHED' }, counters.readMark());
+  await counters.apply(settling('e-read', 'DELIVERED', 'DELIVERED'), new Date(1_000));
+  expect(counters.holds('e-read')).toBe(false);
+  expect(await collections.events.findOne({ _id: 'e-read' })).toMatchObject({ openDeliveries: 1, status: 'DISPATCHED' });
+
+  // A read issued before this process's write of the event may predate it: not used.
+  await collections.events.insertOne(event('e-stale'));
+  const mark = counters.readMark();
+  await counters.apply(settling('e-stale', 'DELIVERED'), new Date(1_000));
+  await counters.flush(new Date(1_500)); // written: 2 open
+  counters.rememberRead('e-stale', { open: 1, failed: 0, status: 'DISPATCHED' }, mark);
+  await counters.apply(settling('e-stale', 'DELIVERED'), new Date(2_000)); // read: 2 open, 1 after this: not due
+  expect(counters.holds('e-stale')).toBe(true);
+  await counters.flush(new Date(2_500));
+  expect(await collections.events.findOne({ _id: 'e-stale' })).toMatchObject({ openDeliveries: 1, status: 'DISPATCHED' });
+});

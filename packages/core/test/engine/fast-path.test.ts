@@ -1,0 +1,56 @@
+// Rows the publisher hands the engine in memory (engine/fast-path.ts) are sent and recorded
+// without the engine reading their event back, on either store path.
+import { randomBytes } from 'node:crypto';
+import { MongoClient, type CommandStartedEvent } from 'mongodb';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { createHerald, type Herald } from '../../src/index.js';
+import { openTestDatabase, type TestDatabase } from '../../../../test/support/mongo.js';
+import { eventually, FAST_DELIVERY, scope } from './support/harness.js';
+import { startSink, type Sink } from './support/sink.js';
+
+let database: TestDatabase;
+let client: MongoClient;
+let herald: Herald;
+let sink: Sink;
+const started: CommandStartedEvent[] = [];
+
+beforeAll(async () => {
+  database = await openTestDatabase('fast_path');
+  sink = await startSink();
+  client = new MongoClient(database.uri, { monitorCommands: true });
+  client.on('commandStarted', (command) => started.push(command));
+  await client.connect();
+  herald = await createHerald({
+    mongo: { client, dbName: database.dbName },
+    masterKeys: { current: 'k1', keys: { k1: randomBytes(32).toString('base64') } },
+    delivery: FAST_DELIVERY,
+  });
+  await herald.start();
+});
+afterAll(async () => {
+  await herald.close();
+  await client.close();
+  await database.close();
+  await sink.close();
+});
+
+/** Whether a command reads the events collection by this event's id. */
+function readsEvent(command: CommandStartedEvent, eventId: string): boolean {
+  if (command.commandName !== 'find' || command.command.find !== 'herald_events') return false;
+  const id = (command.command.filter as { _id?: unknown } | undefined)?._id;
+  return id === eventId || JSON.stringify(id ?? null).includes(eventId);
+}
+
+test('a fresh event is delivered and its status written without the engine reading the event back', async () => {
+  for (let i = 0; i < 3; i++) await herald.subscribers.create(scope, { displayName: `fast ${i}`, targetUrl: `${sink.url}/${i}`, events: ['order.*'] });
+  started.length = 0;
+  const { event } = await herald.events.publish(scope, { eventType: 'order.created', aggregateId: 'o-1', data: { total: 1 } });
+  // Watched through the test's own client: every command seen on Herald's is Herald's.
+  const stored = await eventually(
+    () => database.db.collection('herald_events').findOne({ _id: event.eventId }),
+    (document) => document?.status === 'ALL_DELIVERED',
+  );
+  expect(stored).toMatchObject({ openDeliveries: 0, failedDeliveries: 0 });
+  expect(sink.received).toHaveLength(3);
+  expect(started.filter((command) => readsEvent(command, event.eventId))).toEqual([]);
+});
