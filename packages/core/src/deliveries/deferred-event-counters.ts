@@ -118,7 +118,7 @@ export class DeferredEventCounters {
     await this.write([...this.held.keys()], now);
   }
 
-  /** What the publisher wrote, else point reads: the one kind of lookup that does not scan on such a store. */
+  /** What the publisher wrote or the engine read to send, else reads by `_id` alone, the cheapest lookup on such a store. */
   private async readStored(eventIds: readonly string[]): Promise<void> {
     for (const eventId of eventIds) {
       const written = this.remembered.get(eventId);
