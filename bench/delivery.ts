@@ -179,21 +179,31 @@ interface Meter {
   cpuMs(): number;
   commands(): number;
   elapsedMs(): number;
+  /** The highest resident set size sampled since the meter started, in bytes. */
+  peakRss(): number;
 }
 
 /** Commands sent by every monitored client of this process (Herald's own connections). */
 let commandCount = 0;
 let peakRss = 0;
-setInterval(() => { peakRss = Math.max(peakRss, process.memoryUsage().rss); }, 50).unref();
+const rssWatchers = new Set<{ peak: number }>();
+setInterval(() => {
+  const { rss } = process.memoryUsage();
+  peakRss = Math.max(peakRss, rss);
+  for (const watcher of rssWatchers) watcher.peak = Math.max(watcher.peak, rss);
+}, 50).unref();
 
 function meter(): Meter {
   const cpu = process.cpuUsage();
   const commands = commandCount;
   const started = performance.now();
+  const rss = { peak: process.memoryUsage().rss };
+  rssWatchers.add(rss);
   return {
     cpuMs: () => { const d = process.cpuUsage(cpu); return (d.user + d.system) / 1000; },
     commands: () => commandCount - commands,
     elapsedMs: () => performance.now() - started,
+    peakRss: () => rss.peak,
   };
 }
 
@@ -210,6 +220,7 @@ interface ScenarioResult {
   duplicates: number;
   failedAttempts: number;
   publishErrors: number;
+  peakRssMb: number;
   extra?: Record<string, number>;
 }
 
@@ -267,6 +278,7 @@ function summarize(name: string, log: ReceiptLog, run: Run, m: Meter, extra?: Re
     duplicates: log.okCount - log.delivered.size,
     failedAttempts: log.failedCount,
     publishErrors: run.publishErrors,
+    peakRssMb: round(m.peakRss() / 1024 / 1024, 1),
     ...(extra ? { extra } : {}),
   };
 }
@@ -605,7 +617,7 @@ async function main(): Promise<void> {
   console.log('\nResults');
   console.table(results.map((r) => ({
     scenario: r.name, deliveries: r.deliveries, 'deliv/s': r.deliveriesPerSecond, p50: r.latencyMs.p50, p95: r.latencyMs.p95, p99: r.latencyMs.p99,
-    'cpu ms/deliv': r.cpuMsPerDelivery, 'db cmds/deliv': r.dbCommandsPerDelivery, lost: r.lost, dups: r.duplicates, '500s': r.failedAttempts, 'publish errors': r.publishErrors,
+    'cpu ms/deliv': r.cpuMsPerDelivery, 'db cmds/deliv': r.dbCommandsPerDelivery, 'peak RSS MB': r.peakRssMb, lost: r.lost, dups: r.duplicates, '500s': r.failedAttempts, 'publish errors': r.publishErrors,
   })));
   const verdict = (ok: boolean): string => (ok ? 'met' : 'MISSED');
   const line = (label: string, figure: string, target: string, ok: boolean) => console.log(`  ${label.padEnd(52)} ${figure.padEnd(22)} target ${target.padEnd(16)} ${verdict(ok)}`);

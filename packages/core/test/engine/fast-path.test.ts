@@ -47,7 +47,7 @@ test('a fresh event is delivered and its status written without the engine readi
   const { event } = await herald.events.publish(scope, { eventType: 'order.created', aggregateId: 'o-1', data: { total: 1 } });
   // Watched through the test's own client: every command seen on Herald's is Herald's.
   const stored = await eventually(
-    () => database.db.collection('herald_events').findOne({ _id: event.eventId }),
+    () => database.db.collection<{ _id: string; status: string }>('herald_events').findOne({ _id: event.eventId }),
     (document) => document?.status === 'ALL_DELIVERED',
   );
   expect(stored).toMatchObject({ openDeliveries: 0, failedDeliveries: 0 });
