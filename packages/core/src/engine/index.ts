@@ -129,6 +129,8 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
   let starting: Promise<void> | undefined;
   const totals = { delivered: 0, failed: 0, retried: 0 };
   const stats = new DeliveryStats();
+  /** Health changes being recorded: a stop waits for them (the drain's last attempts may change it). */
+  const healthWrites = new Set<Promise<void>>();
 
   const maintenance = createMaintenance({
     db: deps.compat.separateJobStore ? deps.db.client.db(`${deps.db.databaseName}_jobs`) : deps.db,
@@ -163,9 +165,11 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
           payloadOf: deps.payloadOf,
           stats,
           onHealthChange: (subscriberId, breaker, transition, previous) => {
-            store.saveHealth(subscriberId, breaker, new Date()).catch((error: unknown) =>
+            const saving = store.saveHealth(subscriberId, breaker, new Date()).catch((error: unknown) =>
               deps.logger.warn({ subscriberId, err: { message: (error as Error).message } }, 'subscriber health not recorded'),
             );
+            healthWrites.add(saving);
+            void saving.finally(() => healthWrites.delete(saving));
             const notice = transition === 'open' ? OPERATIONAL_EVENTS.subscriberFailing : transition === 'recovered' && previous === 'open' ? OPERATIONAL_EVENTS.subscriberRecovered : undefined;
             if (notice && deps.emit) {
               const emit = deps.emit;
@@ -207,6 +211,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
         totals.retried += final.retried;
       }
       dispatcher = undefined;
+      await Promise.all(healthWrites);
       await store.flushEventCounters(new Date()).catch((error: unknown) => deps.logger.warn({ err: { message: (error as Error).message } }, 'event counters not written at stop: the reconciliation will recount those events'));
       if (!deps.sender) await sender?.close(true);
       sender = undefined;

@@ -2,8 +2,12 @@
 // attempts untouched, one probe at a time — and when it answers again the backlog drains; the
 // state shows on the subscriber. Nothing is skipped or failed because the endpoint was down.
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { MongoClient } from 'mongodb';
+import { startLatencyProxy } from '../../../../bench/latency-proxy.js';
+import { createHerald } from '../../src/index.js';
+import { openTestDatabase } from '../../../../test/support/mongo.js';
 import { answer, startSink, type Sink } from './support/sink.js';
-import { eventually, scope, startHarness, type Harness } from './support/harness.js';
+import { eventually, FAST_DELIVERY, scope, startHarness, type Harness } from './support/harness.js';
 
 let harness: Harness;
 let receiver: Sink;
@@ -42,4 +46,36 @@ test('held while down, probed one at a time, drained when back', async () => {
     expect((await eventually(() => harness.herald.events.get(scope, event.eventId), (detail) => detail.status === 'ALL_DELIVERED', 20_000)).status).toBe('ALL_DELIVERED');
   }
   expect((await harness.herald.subscribers.get(scope, 'flaky-endpoint')).health).toMatchObject({ state: 'healthy', consecutiveFailures: 0 });
+});
+
+test('a health change made by the last attempts of a drain is recorded before the engine stops', async () => {
+  const receiver503 = await startSink(async (request, response, index) => {
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    answer(503)(request, response, index);
+  });
+  // Herald alone on a database of its own, through a slow store (60 ms per round trip), on a
+  // client of its own that is closed as soon as Herald has stopped, as an embedding application's.
+  const database = await openTestDatabase('breaker_stop');
+  const slowStore = await startLatencyProxy(database.uri, 60);
+  const client = new MongoClient(slowStore.uri);
+  const herald = await createHerald({
+    mongo: { db: client.db(database.dbName) },
+    masterKeys: { current: 'k1', keys: { k1: harness.masterKey } },
+    delivery: { ...FAST_DELIVERY, leaseMarginMs: 10_000, breaker: { failures: 1, windowMs: 0, probeBackoffMs: [60_000] } },
+  });
+  try {
+    await herald.start();
+    await herald.subscribers.create(scope, { id: 'failing-at-stop', displayName: 'failing', targetUrl: receiver503.url, events: ['order.*'] });
+    await herald.events.publish(scope, { eventType: 'order.created', aggregateId: 'o-stop', data: {} });
+    await eventually(async () => receiver503.received.length, (received) => received > 0);
+    await herald.close(); // the 503 arrives while draining: the breaker opens
+    await client.close();
+    const health = await database.db.collection('herald_subscriber_health').find({}).toArray();
+    expect(health).toMatchObject([{ state: 'open', consecutiveFailures: 1, lastError: 'HTTP 503' }]);
+  } finally {
+    await client.close();
+    await slowStore.close();
+    await database.close();
+    await receiver503.close();
+  }
 });
