@@ -401,7 +401,8 @@ async function failingThenRecovering(bench: Bench): Promise<ScenarioResult> {
  * (d) A healthy subscriber (timeout 2 s) on the sink's origin, alone, then beside a subscriber on
  * the same origin whose receiver never answers (timeout 30 s). Returns the healthy one's p99s.
  */
-async function headOfLine(bench: Bench): Promise<{ aloneP99: number; besideHangingP99: number; lost: number }> {
+async function headOfLine(bench: Bench): Promise<{ aloneP99: number; besideHangingP99: number; lost: number; peakRssMb: number }> {
+  const m = meter();
   const holScope: Scope = { orgId: 'bench-hol', actor: 'bench' };
   await bench.herald.subscribers.create(holScope, { id: 'healthy', displayName: 'healthy', targetUrl: `${bench.sink.url}/healthy`, timeoutMs: 2_000, events: ['hol.*'] });
   const phase = async (): Promise<{ p99: number; lost: number }> => {
@@ -417,7 +418,7 @@ async function headOfLine(bench: Bench): Promise<{ aloneP99: number; besideHangi
   await bench.herald.subscribers.create(holScope, { id: 'hanging', displayName: 'hanging', targetUrl: `${bench.sink.url}/hang`, timeoutMs: 30_000, events: ['hol.*'] });
   const beside = await phase();
   await bench.herald.subscribers.delete(holScope, 'hanging');
-  return { aloneP99: alone.p99, besideHangingP99: beside.p99, lost: alone.lost + beside.lost };
+  return { aloneP99: alone.p99, besideHangingP99: beside.p99, lost: alone.lost + beside.lost, peakRssMb: round(m.peakRss() / 1024 / 1024, 1) };
 }
 
 async function rawCeiling(sink: Sink, bodies: string[], count: number): Promise<{ requestsPerSecond: number; cpuMsPerRequest: number }> {
@@ -604,7 +605,10 @@ async function main(): Promise<void> {
     scenarios: results,
     rawCeilingRps: raw.requestsPerSecond,
     heraldToRaw: round(ratio, 4),
-    peakRssMb: round(peakRss / 1024 / 1024, 1),
+    // Herald's figure: the highest peak of the scenarios. The process's own peak also covers the
+    // raw ceiling's undici client and the publish-cost phase's second Herald beside the first.
+    peakRssMb: Math.max(hol.peakRssMb, ...results.map((r) => r.peakRssMb)),
+    processPeakRssMb: round(peakRss / 1024 / 1024, 1),
     latencyTolerance,
     dbCommandsPerEvent: commandsPerEvent,
     headOfLine: { healthyAloneP99Ms: hol.aloneP99, healthyBesideHangingP99Ms: hol.besideHangingP99 },
@@ -621,7 +625,7 @@ async function main(): Promise<void> {
   })));
   const verdict = (ok: boolean): string => (ok ? 'met' : 'MISSED');
   const line = (label: string, figure: string, target: string, ok: boolean) => console.log(`  ${label.padEnd(52)} ${figure.padEnd(22)} target ${target.padEnd(16)} ${verdict(ok)}`);
-  console.log(`\nTargets (raw undici ceiling in this run: ${raw.requestsPerSecond} req/s; peak RSS ${summary.peakRssMb} MB)`);
+  console.log(`\nTargets (raw undici ceiling in this run: ${raw.requestsPerSecond} req/s; peak RSS ${summary.peakRssMb} MB in the scenarios, ${summary.processPeakRssMb} MB over the whole process)`);
   line('DB commands per published event', String(commandsPerEvent), '≤ 3', commandsPerEvent <= 3);
   line('DB commands per delivery, (a) fan-out', String(fanOutResult.dbCommandsPerDelivery), '≤ 0.5', fanOutResult.dbCommandsPerDelivery <= 0.5);
   line('Herald CPU ms per delivery, (a) fan-out', String(fanOutResult.cpuMsPerDelivery), '≤ 0.3', fanOutResult.cpuMsPerDelivery <= 0.3);
@@ -636,7 +640,7 @@ async function main(): Promise<void> {
   line(`(b) p50 / p99 at ${RATE}/s offered`, `${steady.latencyMs.p50} / ${steady.latencyMs.p99} ms`, '≤ 25 / 150 ms', steady.latencyMs.p50 <= 25 && steady.latencyMs.p99 <= 150);
   line('(b) completes with 0 publish errors', `${steady.publishErrors} errors, ${steady.lost} lost`, '0, 0', steady.publishErrors === 0 && steady.lost === 0);
   line('lost, duplicates', `${lost}, ${duplicates}`, '0, 0', lost === 0 && duplicates === 0);
-  line('peak RSS', `${summary.peakRssMb} MB`, '≤ 300 MB', summary.peakRssMb <= 300);
+  line('peak RSS, scenarios (a)–(d)', `${summary.peakRssMb} MB`, '≤ 300 MB', summary.peakRssMb <= 300);
   console.log('\nWritten: .data/bench/delivery.json');
   // Stopped here, awaited, so the store shuts down idle and its files are removed; the exit
   // handler covers the other ways out.
