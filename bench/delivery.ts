@@ -120,7 +120,8 @@ interface Sink {
 
 /** The latency proxy in its own process; resolves to the URI to connect through. */
 async function startProxyProcess(uri: string, delayMs: number): Promise<{ uri: string; stop(): void }> {
-  const child = spawn(process.execPath, ['--no-warnings', resolve(import.meta.dirname, 'latency-proxy.ts'), uri, String(delayMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const hooks = resolve(import.meta.dirname, '../packages/core/test/engine/support/register-ts.mjs');
+  const child = spawn(process.execPath, ['--no-warnings', '--import', hooks, resolve(import.meta.dirname, 'latency-proxy.ts'), uri, String(delayMs)], { stdio: ['ignore', 'pipe', 'inherit'] });
   children.push(() => child.kill('SIGTERM'));
   const proxied = await new Promise<string>((done, fail) => {
     child.once('exit', (code) => fail(new Error(`latency proxy exited ${code}`)));

@@ -3,9 +3,9 @@
 // state shows on the subscriber. Nothing is skipped or failed because the endpoint was down.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { MongoClient } from 'mongodb';
-import { startLatencyProxy } from '../../../../bench/latency-proxy.js';
 import { createHerald } from '../../src/index.js';
 import { openTestDatabase } from '../../../../test/support/mongo.js';
+import { startTcpProxy } from '../../../../test/support/tcp-proxy.js';
 import { answer, startSink, type Sink } from './support/sink.js';
 import { eventually, FAST_DELIVERY, scope, startHarness, type Harness } from './support/harness.js';
 
@@ -56,7 +56,7 @@ test('a health change made by the last attempts of a drain is recorded before th
   // Herald alone on a database of its own, through a slow store (60 ms per round trip), on a
   // client of its own that is closed as soon as Herald has stopped, as an embedding application's.
   const database = await openTestDatabase('breaker_stop');
-  const slowStore = await startLatencyProxy(database.uri, 60);
+  const slowStore = await startTcpProxy(database.uri, { delayMs: 60 });
   const client = new MongoClient(slowStore.uri);
   const herald = await createHerald({
     mongo: { db: client.db(database.dbName) },
