@@ -39,7 +39,7 @@ typecheck: deps ## type-check sources and tests
 lint: deps ## eslint
 	npm run lint
 
-test: deps tools tools-kube tools-schemathesis tools-chromium tools-memory-mongo ## run the whole test suite (builds first), then core's again on memory-mongo
+test: deps tools tools-kube tools-schemathesis tools-chromium tools-memory-mongo ## run the whole test suite (builds first), then core's and the server's again on memory-mongo
 	npm test
 	bash scripts/test-memory-mongo.sh
 

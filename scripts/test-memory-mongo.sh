@@ -5,8 +5,8 @@
 # outcome flushes) instead of the FerretDB v1 compatibility path the first run covers.
 # docs/ARCHITECTURE.md "Store compatibility" says which run covers what.
 #
-#   bash scripts/test-memory-mongo.sh                 # packages/core
-#   bash scripts/test-memory-mongo.sh packages/server # any vitest filters
+#   bash scripts/test-memory-mongo.sh                 # packages/core and packages/server
+#   bash scripts/test-memory-mongo.sh packages/cli    # any vitest filters
 #
 # Starts the server on a free port, waits for it, runs vitest with MONGODB_URI, and stops the
 # server however the run ends (its data lives only in its memory).
@@ -48,6 +48,7 @@ for ((tries = 0; ; tries++)); do
   sleep 0.1
 done
 
-echo "memory-mongo on 127.0.0.1:$port: vitest run ${*:-packages/core}" >&2
+(($# > 0)) || set -- packages/core packages/server
+echo "memory-mongo on 127.0.0.1:$port: vitest run $*" >&2
 # Under CI the first run's JSON report is .data/test-report.json; this run's goes beside it.
-HERALD_TEST_REPORT=.data/test-report-memory-mongo.json MONGODB_URI="mongodb://127.0.0.1:$port/" vitest run --project default "${@:-packages/core}"
+HERALD_TEST_REPORT=.data/test-report-memory-mongo.json MONGODB_URI="mongodb://127.0.0.1:$port/" vitest run --project default "$@"
