@@ -309,6 +309,14 @@ describe('publish cost', () => {
         'insert:herald_delivery_queue',
       ]);
       expect(await collections.events.findOne({ _id: event.eventId })).toMatchObject({ status: 'DISPATCHED', deliveryCount: 10, openDeliveries: 10 });
+
+      // Publishes made together (a batch's callers publishing again, a burst of requests) share
+      // one batch: the same three commands for all five.
+      started.length = 0;
+      const together = await Promise.all(Array.from({ length: 5 }, (_, i) => herald.events.publish({ orgId: 'org-cost' }, { eventType: 'order.checked', aggregateId: `t${i}`, data: {} })));
+      expect(together.every(({ event: published }) => published.deliveries.length === 10)).toBe(true);
+      expect(started.map((command) => command.commandName)).toEqual(['find', 'insert', 'insert']);
+      expect(started[1]!.command.documents).toHaveLength(5);
     } finally {
       await herald.close();
       await client.close();

@@ -44,6 +44,7 @@ export interface PublishBatcher {
 export function createPublishBatcher(context: CoreContext): PublishBatcher {
   const waiting: Waiting[] = [];
   let inFlight = 0;
+  let scheduled = false;
 
   const pump = (): void => {
     while (waiting.length > 0 && inFlight < context.compat.writeConcurrency) {
@@ -51,16 +52,26 @@ export function createPublishBatcher(context: CoreContext): PublishBatcher {
       inFlight += 1;
       void writeBatch(context, batch).finally(() => {
         inFlight -= 1;
-        pump();
+        schedule();
       });
     }
+  };
+  // A batch starts on the next turn of the event loop, not at the first publish: publishers woken
+  // together (a batch's callers, a burst of requests) join one batch instead of each starting one.
+  const schedule = (): void => {
+    if (scheduled) return;
+    scheduled = true;
+    setImmediate(() => {
+      scheduled = false;
+      pump();
+    });
   };
 
   return {
     publish(draft, payload) {
       return new Promise<PublishedFanOut>((resolve, reject) => {
         waiting.push({ draft, payload, resolve, reject });
-        pump();
+        schedule();
       });
     },
   };
