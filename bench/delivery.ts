@@ -189,7 +189,7 @@ let commandCount = 0;
 let peakRss = 0;
 const rssWatchers = new Set<{ peak: number }>();
 setInterval(() => {
-  const { rss } = process.memoryUsage();
+  const rss = process.memoryUsage.rss();
   peakRss = Math.max(peakRss, rss);
   for (const watcher of rssWatchers) watcher.peak = Math.max(watcher.peak, rss);
 }, 50).unref();
@@ -198,7 +198,7 @@ function meter(): Meter {
   const cpu = process.cpuUsage();
   const commands = commandCount;
   const started = performance.now();
-  const rss = { peak: process.memoryUsage().rss };
+  const rss = { peak: process.memoryUsage.rss() };
   rssWatchers.add(rss);
   return {
     cpuMs: () => { const d = process.cpuUsage(cpu); return (d.user + d.system) / 1000; },
