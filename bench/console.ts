@@ -16,11 +16,11 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { MongoClient } from 'mongodb';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../packages/console/test/support/chromium.js';
 import { ensureConsoleBuilt } from '../packages/console/test/support/build.js';
 import { freePort, startFerretDb } from '../test/support/ferretdb.js';
+import { waitForPing } from '../test/support/ping.js';
 import { percentile, round } from './stats.js';
 
 const num = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
@@ -116,20 +116,7 @@ async function startMemoryMongo(): Promise<{ uri: string; stop(): Promise<void> 
   const stop = () => stopChild(child, 5_000);
   running.push({ stop, kill: () => child.kill('SIGKILL') });
   const uri = `mongodb://127.0.0.1:${port}/`;
-  // The JVM takes a few seconds to start.
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const probe = new MongoClient(uri, { serverSelectionTimeoutMS: 500 });
-    try {
-      await probe.db('admin').command({ ping: 1 });
-      break;
-    } catch (error) {
-      if (Date.now() > deadline || child.exitCode !== null) throw error;
-      await sleep(200);
-    } finally {
-      await probe.close();
-    }
-  }
+  await waitForPing(uri, child, 30_000); // the JVM takes a few seconds to start
   return { uri, stop };
 }
 

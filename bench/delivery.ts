@@ -19,6 +19,7 @@ import { MongoClient } from 'mongodb';
 import { Agent, request } from 'undici';
 import { createHerald, type Herald, type Scope } from '@herald/core';
 import { ferretDbBinary, freePort, type RunningFerretDb } from '../test/support/ferretdb.js';
+import { waitForPing } from '../test/support/ping.js';
 import { latencySummary, round } from './stats.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -65,23 +66,6 @@ async function startBenchFerretDb(): Promise<RunningFerretDb> {
       rmSync(dataDir, { recursive: true, force: true });
     },
   };
-}
-
-/** Until the server started as `child` answers a ping. */
-async function waitForPing(uri: string, child: ChildProcess, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const probe = new MongoClient(uri, { serverSelectionTimeoutMS: 500 });
-    try {
-      await probe.db('admin').command({ ping: 1 });
-      return;
-    } catch (error) {
-      if (Date.now() > deadline || child.exitCode !== null) throw error;
-      await new Promise((r) => setTimeout(r, 100));
-    } finally {
-      await probe.close();
-    }
-  }
 }
 
 /** BENCH_STORE=memory-mongo: the engine's MongoDB path on scripts/tools/memory-mongo.sh's server. */
