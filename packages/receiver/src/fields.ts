@@ -1,6 +1,6 @@
 // Field encryption (DECISIONS §6): HKDF-SHA3-256 key per secret and profile, AES-256-GCM per
 // field with a fresh 12-byte IV, 16-byte tag, no AAD, standard base64 with padding.
-import { createCipheriv, createDecipheriv, hkdfSync, randomBytes, type KeyObject } from 'node:crypto';
+import { createCipheriv, createDecipheriv, hkdfSync, randomFillSync, type KeyObject } from 'node:crypto';
 import { WebhookVerificationError } from './errors.js';
 import { FIELD_ENCRYPTION_INFO, type SigningProfile } from './profiles.js';
 
@@ -13,6 +13,22 @@ export interface EncryptedField {
 const KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
+
+// IVs are cut from a pool of random bytes refilled 4 KiB at a time: one call to the CSPRNG per 341
+// IVs rather than one per field, on a path that encrypts a field for every attempt. Each IV is
+// handed out once; a refill allocates a new pool, so no IV's bytes are ever overwritten.
+const IV_POOL_BYTES = 4096 - (4096 % IV_BYTES);
+let ivPool = Buffer.alloc(0);
+let ivOffset = 0;
+
+function freshIv(): Buffer {
+  if (ivOffset + IV_BYTES > ivPool.length) {
+    ivPool = randomFillSync(Buffer.allocUnsafe(IV_POOL_BYTES));
+    ivOffset = 0;
+  }
+  ivOffset += IV_BYTES;
+  return ivPool.subarray(ivOffset - IV_BYTES, ivOffset);
+}
 
 export function deriveFieldKey(secret: string, profile: SigningProfile): Buffer {
   if (secret.length === 0) throw new WebhookVerificationError('INVALID_SECRET', 'the secret is empty');
@@ -32,7 +48,7 @@ export function encryptField(value: string, secret: string, profile: SigningProf
  * Same as encryptField with a key already derived — as bytes, or as a KeyObject prepared once by a
  * sender that encrypts many fields under it.
  */
-export function encryptWithKey(value: string, key: Uint8Array | KeyObject, iv: Uint8Array = randomBytes(IV_BYTES)): EncryptedField {
+export function encryptWithKey(value: string, key: Uint8Array | KeyObject, iv: Uint8Array = freshIv()): EncryptedField {
   if (iv.length !== IV_BYTES) throw new RangeError(`the IV must be ${IV_BYTES} bytes`);
   const cipher = createCipheriv('aes-256-gcm', key, iv, { authTagLength: TAG_BYTES });
   const ciphertext = Buffer.concat([cipher.update(value, 'utf8'), cipher.final()]);

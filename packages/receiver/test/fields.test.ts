@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { decryptFields, deriveFieldKey, encryptField, WebhookVerificationError } from '../src/index.js';
+import { decryptFields, deriveFieldKey, encryptField, encryptWithKey, WebhookVerificationError } from '../src/index.js';
 
 describe('field encryption', () => {
   test('api-portal key derivation matches the known answer', () => {
@@ -31,6 +31,13 @@ describe('field encryption', () => {
     expect(decryptFields(data, 'subscriber-secret', 'standard', ['card'])).toEqual({ card: '4111 1111 1111 1111', plain: 'visible', n: 3 });
     // Without the list, every {iv, tag, ciphertext} value is decrypted.
     expect(decryptFields(data, 'subscriber-secret', 'standard')).toEqual({ card: '4111 1111 1111 1111', plain: 'visible', n: 3 });
+  });
+
+  test('IVs stay distinct across refills of the random pool they are cut from', () => {
+    const key = deriveFieldKey('subscriber-secret', 'standard');
+    const ivs = Array.from({ length: 1_000 }, () => encryptWithKey('x', key).iv);
+    expect(new Set(ivs).size).toBe(1_000);
+    expect(ivs.every((iv) => Buffer.from(iv, 'base64').length === 12)).toBe(true);
   });
 
   test('unicode survives the round trip', () => {

@@ -1,6 +1,6 @@
 // Secrets at rest (DECISIONS §6): AES-256-GCM under a master key, stored with the key id so the
 // master key can be rotated: seal with the current key, open with any known key.
-import { createCipheriv, createDecipheriv, randomBytes } from 'node:crypto';
+import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
 import { ConfigError, HeraldError } from '../errors/index.js';
 import type { SealedSecret } from '../storage/documents.js';
 import type { MasterKeys } from '../types.js';
@@ -18,17 +18,18 @@ export interface SecretBox {
   open(sealed: SealedSecret): string;
 }
 
-function decodeKey(keyId: string, key: Uint8Array | string): Buffer {
+/** Node checks a KeyObject once, a raw key on every cipher it makes (about 4× slower per call). */
+function decodeKey(keyId: string, key: Uint8Array | string): KeyObject {
   const bytes = typeof key === 'string' ? Buffer.from(key, 'base64') : Buffer.from(key);
   if (bytes.length !== KEY_BYTES) {
     // The key's value is never part of the message.
     throw new ConfigError(`master key "${keyId}" must be ${KEY_BYTES} bytes (raw or base64), got ${bytes.length}`);
   }
-  return bytes;
+  return createSecretKey(bytes);
 }
 
 export function createSecretBox(masterKeys: MasterKeys | undefined): SecretBox {
-  const keys = new Map<string, Buffer>();
+  const keys = new Map<string, KeyObject>();
   for (const [keyId, key] of Object.entries(masterKeys?.keys ?? {})) keys.set(keyId, decodeKey(keyId, key));
   const currentId = masterKeys?.current;
   if (currentId !== undefined && !keys.has(currentId)) {

@@ -242,10 +242,14 @@ export class Dispatcher implements FastPath {
       const token = this.newToken();
       const won = await this.deps.store.claim(chosen, token, now, new Date(now.getTime() + longest + this.deps.config.leaseMarginMs));
       launched = new Set(won.map((row) => row._id));
+      // An event's sensitive values are opened once for all its rows in the batch.
+      const payloads = new Map<string, EventPayload | undefined>();
       for (const row of won) {
-        const event = events.get(row.eventId);
-        const payload = event ? this.payloadOrUndefined(event) : undefined;
-        void this.attempt(row, subscribers.get(row.subscriberId), payload, false);
+        if (!payloads.has(row.eventId)) {
+          const event = events.get(row.eventId);
+          payloads.set(row.eventId, event ? this.payloadOrUndefined(event) : undefined);
+        }
+        void this.attempt(row, subscribers.get(row.subscriberId), payloads.get(row.eventId), false);
       }
     } finally {
       for (const row of chosen) if (!launched.has(row._id)) this.occupy(row.subscriberId, -1);
