@@ -262,6 +262,33 @@ describe('sensitive fields', () => {
     expect(await rowsOf(eventId)).toHaveLength(3);
   });
 
+  test('the sweep leaves settled events alone: their open counter reached zero, so every planned row exists', async () => {
+    const context = coreContextFor(t);
+    const created = new Date(Date.now() - 45_000);
+    const planned = await collections.subscribers.find({ orgId: org.orgId }).toArray();
+    // Not a state Herald leaves; if the sweep looked at settled events it would write rows for it.
+    await collections.events.insertOne({
+      _id: 'settled-without-rows',
+      orgId: org.orgId,
+      eventType: 'payment.captured',
+      aggregateType: 'payment',
+      aggregateId: 'pay_settled',
+      status: 'ALL_DELIVERED',
+      occurredAt: created,
+      createdAt: created,
+      updatedAt: created,
+      data: '{}',
+      sensitiveFields: [],
+      subscriberIds: planned.map((subscriber) => subscriber._id),
+      deliveryCount: planned.length,
+      openDeliveries: 0,
+      failedDeliveries: 0,
+    });
+    await collections.engineState.updateOne({ _id: 'fan-out-recovery-cursor' }, { $set: { createdAt: new Date(created.getTime() - 1), eventId: '' } }, { upsert: true });
+    await completeInterruptedFanOuts(context, new Date(Date.now() - 30_000));
+    expect(await rowsOf('settled-without-rows')).toHaveLength(0);
+  });
+
   test('completing a fan-out that already wrote some rows keeps them and adds only the missing ones', async () => {
     const context = coreContextFor(t);
     const { event } = await t.herald.events.publish(org, { eventType: 'payment.refunded', aggregateId: 'r1', data: { amount: 1 } });

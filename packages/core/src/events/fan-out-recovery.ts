@@ -1,7 +1,9 @@
 // Finds fan-outs a crash interrupted (an event with fewer rows than its `deliveryCount`) and
 // completes them. It walks events in creation order from a cluster-wide cursor (engine_state), a
 // page at a time, looking only at events older than a grace period (younger ones may be a publish
-// in progress), so each event is checked about once, however long the history.
+// in progress), so each event is checked about once, however long the history. Only events still
+// open are looked at: an event is settled when its open counter reaches zero, and that counter
+// starts at the number of planned rows, so a settled event has every row it planned.
 import type { CoreContext } from '../context.js';
 import type { EventDocument } from '../storage/documents.js';
 import { completeFanOut } from './fan-out.js';
@@ -20,6 +22,7 @@ export async function completeInterruptedFanOuts(context: CoreContext, createdBe
       collections.events
         .find(
           {
+            status: { $in: ['PENDING', 'DISPATCHED'] },
             createdAt: { $lt: createdBefore },
             $or: [{ createdAt: { $gt: after } }, { createdAt: after, _id: { $gt: afterId } }],
           },
