@@ -1,22 +1,29 @@
-// With the database gone every operation answers quickly with 503 SERVICE_UNAVAILABLE and a
-// Retry-After (docs/server.md "When the database is unavailable"), never a 500 and never a hang;
-// the log names the cause. Credentials are a JWT here, so authentication itself needs no database.
+// With the database unreachable every operation answers quickly with 503 SERVICE_UNAVAILABLE and
+// a Retry-After (docs/server.md "When the database is unavailable"), never a 500 and never a hang;
+// the log names the cause. The network to the run's store is cut and restored (the store keeps its
+// data), so this runs on either store path. Credentials are a JWT here, so authentication itself
+// needs no database.
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
-import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startFerretDb, type RunningFerretDb } from '../../../test/support/ferretdb.js';
-import { startTestHost, type TestHost } from './support/test-host.js';
 import { MongoClient } from 'mongodb';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openTestDatabase, type TestDatabase } from '../../../test/support/mongo.js';
+import { startTcpProxy, type TcpProxy } from '../../../test/support/tcp-proxy.js';
+import { startTestHost, type TestHost } from './support/test-host.js';
 
-let ferret: RunningFerretDb;
+let store: TestDatabase;
+let network: TcpProxy;
 let t: TestHost;
 let token: string;
 
 beforeAll(async () => {
-  ferret = await startFerretDb();
-  const uri = `${ferret.uri}?serverSelectionTimeoutMS=500&connectTimeoutMS=500`;
+  store = await openTestDatabase('internal_errors');
+  network = await startTcpProxy(store.uri);
+  const proxied = new URL(network.uri);
+  proxied.searchParams.set('serverSelectionTimeoutMS', '500');
+  proxied.searchParams.set('connectTimeoutMS', '500');
+  const uri = proxied.toString();
   const client = new MongoClient(uri);
-  const dbName = 'internal_errors';
-  const database = { uri, client, db: client.db(dbName), dbName, close: async () => { await client.close(); } };
+  const database = { uri, client, db: client.db(store.dbName), dbName: store.dbName, close: async () => { await client.close(); } };
   const keys = await generateKeyPair('ES256', { extractable: true });
   t = await startTestHost({ database, overrides: { jwt: { publicKeyPem: await exportSPKI(keys.publicKey) } } });
   token = await new SignJWT({ org: 'default', scope: 'dp:webhook_subscriber:manage dp:event:read' })
@@ -26,11 +33,14 @@ beforeAll(async () => {
     .sign(keys.privateKey);
   const created = await t.api.post('/api/v0.9/webhook-subscribers', { id: 'doomed', displayName: 'D', targetUrl: 'https://example.com/d' }, { token });
   expect(created.status).toBe(201);
-  await ferret.stop();
+  network.cut();
 });
 afterAll(async () => {
+  network?.restore();
   await Promise.race([t?.close(), new Promise((resolve) => setTimeout(resolve, 10_000))]);
-  await ferret?.stop();
+  await t?.database.close();
+  await network?.close();
+  await store?.close();
 });
 
 it.each([
@@ -70,9 +80,11 @@ it('/readyz turns 503 within a second when MongoDB is unreachable', async () => 
   expect(await response.json()).toMatchObject({ status: 'not ready', mongo: false });
 });
 
-it('answers again by itself once the database is back', async () => {
-  const port = Number(new URL(ferret.uri).port);
-  ferret = await startFerretDb({ port });
+it('answers again by itself once the database is back, and the requests that failed changed nothing', async () => {
+  network.restore();
   await expect.poll(async () => (await t.api.request('GET', '/api/v0.9/webhook-events', { token })).status, { timeout: 20_000, interval: 250 }).toBe(200);
   await expect.poll(async () => (await fetch(`${t.host.url}/readyz`)).status, { timeout: 5_000, interval: 250 }).toBe(200);
+  const doomed = await t.api.request<{ displayName: string }>('GET', '/api/v0.9/webhook-subscribers/doomed', { token });
+  expect(doomed.status).toBe(200);
+  expect(doomed.body.displayName).toBe('D');
 });
