@@ -12,7 +12,7 @@
 import type { Collections } from '../storage/collections.js';
 import type { StoreCompat } from '../storage/compat.js';
 import type { EventStatus } from '../schemas/index.js';
-import type { CounterDelta, EventDeltas } from './event-counters.js';
+import { statusUpdate, type CounterDelta, type EventDeltas } from './event-counters.js';
 
 export interface EventCounters {
   open: number;
@@ -162,7 +162,10 @@ export class DeferredEventCounters {
         () =>
           this.collections.events.findOneAndUpdate(
             { _id: eventId },
-            { $inc: { openDeliveries: held.delta.open, failedDeliveries: held.delta.failed }, $set: { updatedAt: now, ...(expected ? { status: expected } : {}) } },
+            {
+              $inc: { openDeliveries: held.delta.open, failedDeliveries: held.delta.failed },
+              ...(expected ? statusUpdate(expected, now) : { $set: { updatedAt: now } }),
+            },
             // No projection: FerretDB v1's findAndModify does not implement one.
             { returnDocument: 'after' },
           ),
@@ -172,7 +175,7 @@ export class DeferredEventCounters {
       const status = statusForCounters({ open: after.openDeliveries, failed: after.failedDeliveries, status: after.status });
       if (status === after.status) continue;
       this.noteWrite(eventId);
-      await this.compat.write(() => this.collections.events.updateOne({ _id: eventId }, { $set: { status, updatedAt: now } }), true);
+      await this.compat.write(() => this.collections.events.updateOne({ _id: eventId }, statusUpdate(status, now)), true);
     }
   }
 

@@ -12,7 +12,7 @@ import type { DeliveryStatus, EventStatus } from '../schemas/index.js';
 import type { Collections } from '../storage/collections.js';
 import type { StoreCompat } from '../storage/compat.js';
 import type { EventDocument } from '../storage/documents.js';
-import { isTerminalDelivery } from './status.js';
+import { isSettledEvent, isTerminalDelivery } from './status.js';
 
 export interface CounterDelta {
   open: number;
@@ -67,11 +67,16 @@ export class EventDeltas {
   }
 }
 
+/** What an event's write sets when it moves to `status`: a settled event drops its fan-out plan. */
+export function statusUpdate(status: EventStatus, now: Date): { $set: Partial<EventDocument>; $unset?: { subscriberIds: '' } } {
+  return isSettledEvent(status) ? { $set: { status, updatedAt: now }, $unset: { subscriberIds: '' } } : { $set: { status, updatedAt: now } };
+}
+
 /** Statements that set each event's status from its counters (no-ops where it is already right). */
 export function settleOperations(eventIds: readonly string[], now: Date, reopening = true): AnyBulkWriteOperation<EventDocument>[] {
   const ids = { $in: [...eventIds] };
   const settle = (filter: object, status: EventStatus): AnyBulkWriteOperation<EventDocument> => ({
-    updateMany: { filter: { _id: ids, status: { $nin: [status, 'PENDING'] }, ...filter }, update: { $set: { status, updatedAt: now } } },
+    updateMany: { filter: { _id: ids, status: { $nin: [status, 'PENDING'] }, ...filter }, update: statusUpdate(status, now) },
   });
   return [
     ...(reopening ? [settle({ openDeliveries: { $gt: 0 } }, 'DISPATCHED')] : []),

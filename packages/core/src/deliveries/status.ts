@@ -34,6 +34,11 @@ export function isTerminalDelivery(status: DeliveryStatus): boolean {
   return status === 'DELIVERED' || status === 'FAILED';
 }
 
+/** ALL_DELIVERED or FAILED: every planned row exists and none is open. */
+export function isSettledEvent(status: EventStatus): boolean {
+  return status === 'ALL_DELIVERED' || status === 'FAILED';
+}
+
 /**
  * The status of a dispatched event from its rows: ALL_DELIVERED when every row is DELIVERED (or
  * there are none), FAILED when every row is terminal and one FAILED, else DISPATCHED.

@@ -96,8 +96,11 @@ export interface EventDocument {
    * opens them and encrypts them for its subscriber with the secret that signs it (DECISIONS §6).
    */
   sealedSensitive?: SealedSecret;
-  /** The subscribers matched at publish: what an interrupted fan-out is completed with. */
-  subscriberIds: string[];
+  /**
+   * The subscribers matched at publish: what an interrupted fan-out is completed with. Removed when
+   * the event settles (a settled event has all its rows), so the history does not carry it.
+   */
+  subscriberIds?: string[];
   deliveryCount: number;
   /** Rows not yet DELIVERED or FAILED, and rows FAILED: the event's status follows from these. */
   openDeliveries: number;

@@ -54,3 +54,13 @@ test('a fresh event is delivered and its status written without the engine readi
   expect(sink.received).toHaveLength(3);
   expect(started.filter((command) => readsEvent(command, event.eventId))).toEqual([]);
 });
+
+test('a settled event drops its fan-out plan: it has all its rows, and the history does not carry the list', async () => {
+  const { event } = await herald.events.publish(scope, { eventType: 'order.created', aggregateId: 'o-2', data: { total: 2 } });
+  const stored = await eventually(
+    () => database.db.collection<{ _id: string; status: string }>('herald_events').findOne({ _id: event.eventId }),
+    (document) => document?.status === 'ALL_DELIVERED',
+  );
+  expect(stored).toMatchObject({ deliveryCount: 3, openDeliveries: 0 });
+  expect(stored).not.toHaveProperty('subscriberIds');
+});
