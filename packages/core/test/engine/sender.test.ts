@@ -71,6 +71,26 @@ describe('HTTP sender against real loopback sinks', () => {
     expect(result.durationMs).toBeLessThan(1_500);
   });
 
+  test('a body past the drain bound is cut off: the status and the first 4 KiB are kept, and the next request opens a fresh connection', async () => {
+    sink.setHandler(answer(200, { 'content-type': 'text/plain' }, 'é'.repeat(512 * 1024)));
+    const result = await post(sink.url);
+    expect(result).toMatchObject({ kind: 'response', status: 200 });
+    // 4 KiB cut at a byte boundary: 2,048 two-byte characters.
+    expect(result.kind === 'response' && result.responseSnippet).toBe('é'.repeat(2_048));
+    sink.setHandler(answer(204));
+    expect(await post(sink.url)).toMatchObject({ kind: 'response', status: 204 });
+  });
+
+  test('a receiver that drops the connection in the middle of its body is an error, not a response', async () => {
+    sink.setHandler((_request, response) => {
+      response.writeHead(200, { 'content-length': '1000' });
+      response.write('partial');
+      setTimeout(() => response.socket?.destroy(), 50);
+    });
+    const result = await post(sink.url);
+    expect(result).toMatchObject({ kind: 'error', errorClass: 'CONNECTION_RESET' });
+  });
+
   test('connection refused', async () => {
     const port = await closedPort();
     expect(await post(`http://127.0.0.1:${port}/`)).toMatchObject({ kind: 'error', errorClass: 'CONNECTION_REFUSED' });
