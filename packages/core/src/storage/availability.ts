@@ -2,6 +2,7 @@
 // the caller) rather than a bug. Core owns this judgement because it owns the driver; the host
 // only maps the answer to HTTP.
 import {
+  MongoBulkWriteError,
   MongoNetworkError,
   MongoNotConnectedError,
   MongoOperationTimeoutError,
@@ -31,6 +32,11 @@ export function isTransientStoreError(error: unknown): boolean {
 
 export function isStoreUnavailable(error: unknown): boolean {
   if (error instanceof StoreUnavailableError) return true;
+  // A bulk write (insertMany, bulkWrite) that lost its connection throws a MongoBulkWriteError
+  // whose `errorResponse` is the network error.
+  if (error instanceof MongoBulkWriteError && error.errorResponse instanceof Error && error.errorResponse !== error) {
+    return isStoreUnavailable(error.errorResponse);
+  }
   if (
     error instanceof MongoServerSelectionError ||
     error instanceof MongoNetworkError ||

@@ -1,6 +1,6 @@
 // The FerretDB v1 side of the store-compatibility seam: its lane, its transient retries, its watchdog.
 import { afterEach, expect, test, vi } from 'vitest';
-import { MongoServerSelectionError } from 'mongodb';
+import { MongoBulkWriteError, MongoNetworkError, MongoServerSelectionError } from 'mongodb';
 import { clientTimeoutOptions, isStoreUnavailable, isTransientStoreError, StoreUnavailableError } from '../../src/storage/availability.js';
 import { retryTransient, storeCompat, STUCK_AFTER_MS, UNREACHABLE_WINDOW_MS } from '../../src/storage/compat.js';
 
@@ -85,6 +85,10 @@ test('which errors mean the store is unreachable, and the client timeouts a conn
   expect(isStoreUnavailable(busy)).toBe(true);
   expect(isStoreUnavailable(new Error('boom'))).toBe(false);
   expect(isStoreUnavailable(Object.assign(new Error('E11000'), { code: 11000 }))).toBe(false);
+  // insertMany and bulkWrite wrap a lost connection in a MongoBulkWriteError (as the driver does).
+  const lost = new MongoNetworkError('connection 9 to 127.0.0.1:27017 closed');
+  expect(isStoreUnavailable(new MongoBulkWriteError(lost, {} as never))).toBe(true);
+  expect(isStoreUnavailable(new MongoBulkWriteError({ message: 'E11000', code: 11000, writeErrors: [] }, {} as never))).toBe(false);
   expect(clientTimeoutOptions('mongodb://h/db')).toEqual({ serverSelectionTimeoutMS: 5_000, socketTimeoutMS: 60_000 });
   expect(clientTimeoutOptions('mongodb://h/db?replicaSet=rs&serverselectiontimeoutms=200')).toEqual({ socketTimeoutMS: 60_000 });
 });
