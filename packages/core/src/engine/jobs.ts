@@ -26,6 +26,11 @@ export const JOB_NAMES = {
   recoveries: 'herald:recoveries',
 } as const;
 
+/** A periodic job's lock lifetime, in its intervals. */
+const LOCK_INTERVALS = 6;
+/** Retention purges in pages until done, which may take long: its lock lasts 10 minutes. */
+const RETENTION_LOCK_MS = 10 * 60_000;
+
 /** How often a recovery takes a step (each step requeues at most RECOVERY_ROWS_PER_STEP rows). */
 export const RECOVERY_STEP_INTERVAL_MS = 1_000;
 
@@ -88,38 +93,50 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
     retention,
     async start() {
       const backend = new MongoBackend({ mongo: deps.db, collection: `${deps.prefix}jobs` });
-      agenda = new Agenda({ backend, name: deps.owner, processEvery: config.jobPollIntervalMs, defaultLockLifetime: 10 * 60_000 });
-      agenda.on('error', (error: Error) => logger.error({ err: error.message }, 'job scheduler error'));
+      agenda = new Agenda({ backend, name: deps.owner, processEvery: config.jobPollIntervalMs, defaultLockLifetime: RETENTION_LOCK_MS });
+      // While the store is away every scheduler tick and job run fails: the first failure is
+      // logged, the rest are counted and reported once a job runs again.
+      let failures = 0;
+      const failed = (fields: Record<string, unknown>, message: string): void => {
+        if (failures === 0) logger.error(fields, message);
+        failures += 1;
+      };
+      agenda.on('error', (error: Error) => failed({ err: error.message }, 'job scheduler error'));
       const guarded = (name: string, body: () => Promise<unknown>) => async () => {
         try {
           await body();
         } catch (error) {
           // A run cut short by stop() (its connection closing) is not a failure worth reporting.
-          if (agenda) logger.error({ job: name, err: error instanceof Error ? error.message : String(error) }, 'maintenance job failed');
+          if (agenda) failed({ job: name, err: error instanceof Error ? error.message : String(error) }, 'maintenance job failed');
           throw error;
         }
+        if (failures > 0) logger.info({ failures }, 'maintenance jobs run again');
+        failures = 0;
       };
-      agenda.define(JOB_NAMES.recoverLeases, guarded(JOB_NAMES.recoverLeases, recoverLeases), { concurrency: 1 });
-      agenda.define(JOB_NAMES.reconcileEvents, guarded(JOB_NAMES.reconcileEvents, reconcileEvents), { concurrency: 1 });
-      agenda.define(
-        JOB_NAMES.completeFanOuts,
-        guarded(JOB_NAMES.completeFanOuts, async () => deps.completePendingFanOuts?.()),
-        { concurrency: 1 },
-      );
+      // A job's lock outlives a run whose end could not be written (the store went away meanwhile)
+      // until its lock lifetime passes: a short job's lock is a few of its intervals, so lease
+      // recovery resumes soon after an outage. Two runs at once are harmless (header).
+      const define = (name: string, body: () => Promise<unknown>, intervalMs: number): void => {
+        agenda!.define(name, guarded(name, body), { concurrency: 1, lockLifetime: LOCK_INTERVALS * intervalMs });
+      };
+      const recoveryStepMs = Math.max(RECOVERY_STEP_INTERVAL_MS, config.jobPollIntervalMs);
+      define(JOB_NAMES.recoverLeases, recoverLeases, config.maintenanceIntervalMs);
+      define(JOB_NAMES.reconcileEvents, reconcileEvents, config.maintenanceIntervalMs * 2);
+      define(JOB_NAMES.completeFanOuts, async () => deps.completePendingFanOuts?.(), config.maintenanceIntervalMs * 2);
       agenda.define(JOB_NAMES.retention, guarded(JOB_NAMES.retention, retention), { concurrency: 1 });
-      agenda.define(
+      define(
         JOB_NAMES.recoveries,
-        guarded(JOB_NAMES.recoveries, async () => {
+        async () => {
           if (((await deps.stepRecoveries?.()) ?? 0) > 0) deps.onRecovered();
-        }),
-        { concurrency: 1 },
+        },
+        recoveryStepMs,
       );
       await agenda.start();
       await agenda.every(config.maintenanceIntervalMs, JOB_NAMES.recoverLeases);
       await agenda.every(config.maintenanceIntervalMs * 2, JOB_NAMES.completeFanOuts);
       await agenda.every(config.maintenanceIntervalMs * 2, JOB_NAMES.reconcileEvents);
       await agenda.every('1 hour', JOB_NAMES.retention);
-      if (deps.stepRecoveries) await agenda.every(Math.max(RECOVERY_STEP_INTERVAL_MS, config.jobPollIntervalMs), JOB_NAMES.recoveries);
+      if (deps.stepRecoveries) await agenda.every(recoveryStepMs, JOB_NAMES.recoveries);
     },
     async stop() {
       const running = agenda;
