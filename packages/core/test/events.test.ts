@@ -1,7 +1,8 @@
 // herald.events and herald.deliveries against a real MongoDB-wire server.
 import { decryptFields } from '@herald/receiver';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { MongoClient, type CommandStartedEvent } from 'mongodb';
+import { MongoClient, type CommandStartedEvent, type Document } from 'mongodb';
+import { startTcpProxy } from '../../../test/support/tcp-proxy.js';
 import { ConflictError, createHerald, NotFoundError, ValidationError, type Scope } from '../src/index.js';
 import { createKeyCache } from '../src/engine/keys.js';
 import { completeFanOut, payloadOf, sealSensitive } from '../src/events/fan-out.js';
@@ -347,6 +348,104 @@ describe('publish cost', () => {
     } finally {
       await herald.close();
       await client.close();
+    }
+  });
+});
+
+describe('publish round trips', () => {
+  /** A Herald with no engine on its own monitored client; `uri` may lead through a proxy. */
+  async function monitoredPublisher(uri = t.database.uri) {
+    const client = new MongoClient(uri, { monitorCommands: true });
+    await client.connect();
+    const log: Array<{ kind: 'started' | 'answered'; name: string; at: number }> = [];
+    const name = (event: { commandName: string; requestId: number }, command?: Document) => `${event.commandName}:${String(command?.[event.commandName] ?? '')}`;
+    const started = new Map<number, string>();
+    client.on('commandStarted', (event) => {
+      started.set(event.requestId, name(event, event.command));
+      log.push({ kind: 'started', name: started.get(event.requestId)!, at: performance.now() });
+    });
+    client.on('commandSucceeded', (event) => log.push({ kind: 'answered', name: started.get(event.requestId) ?? event.commandName, at: performance.now() }));
+    const engine = recordingEngine();
+    const herald = await createHerald({
+      mongo: { client, dbName: t.database.dbName },
+      masterKeys: t.options.masterKeys,
+      engineFactory: (deps) => {
+        engine.deps = deps;
+        return engine;
+      },
+    });
+    return {
+      herald,
+      log,
+      engine,
+      async close() {
+        await herald.close();
+        await client.close();
+      },
+    };
+  }
+
+  test('with the matches cached, the events are written while the revision is read: two round trips in series on MongoDB, one lane on FerretDB v1', async () => {
+    await subscribe({ orgId: 'org-trips' }, 'trips', ['trip.*']);
+    const proxy = await startTcpProxy(t.database.uri, { delayMs: 40 });
+    const publisher = await monitoredPublisher(proxy.uri);
+    try {
+      await publisher.herald.events.publish({ orgId: 'org-trips' }, { eventType: 'trip.booked', aggregateId: 'warm', data: {} });
+      publisher.log.length = 0;
+      const { event } = await publisher.herald.events.publish({ orgId: 'org-trips' }, { eventType: 'trip.booked', aggregateId: 't1', data: {} });
+      expect(event.deliveries).toHaveLength(1);
+      const at = (kind: 'started' | 'answered', command: string) => publisher.log.find((entry) => entry.kind === kind && entry.name === command)!.at;
+      const eventsSent = at('started', 'insert:herald_events');
+      const revisionRead = at('answered', 'find:herald_org_state');
+      const rowsSent = at('started', 'insert:herald_delivery_queue');
+      expect(publisher.log.filter((entry) => entry.kind === 'started').map((entry) => entry.name)).toEqual(['find:herald_org_state', 'insert:herald_events', 'insert:herald_delivery_queue']);
+      // The rows wait for both answers: a row never exists without its event and a current plan.
+      expect(rowsSent).toBeGreaterThanOrEqual(Math.max(revisionRead, at('answered', 'insert:herald_events')));
+      if (publisher.engine.deps?.compat.name === 'ferretdb-v1') {
+        // The compatibility seam runs one operation at a time (storage/compat.ts).
+        expect(eventsSent).toBeGreaterThanOrEqual(revisionRead);
+      } else {
+        expect(eventsSent).toBeLessThan(revisionRead);
+      }
+    } finally {
+      await publisher.close();
+      await proxy.close();
+    }
+  });
+
+  test('a subscriber changed by another instance after the matches were cached: the event is planned again and corrected before its rows are written', async () => {
+    const stale: Scope = { orgId: 'org-stale-cache' };
+    const first = await subscribe(stale, 'first', ['stale.*']);
+    const publisher = await monitoredPublisher();
+    try {
+      const warm = await publisher.herald.events.publish(stale, { eventType: 'stale.one', aggregateId: 'warm', data: {} });
+      expect(warm.event.deliveries.map((delivery) => delivery.subscriberId)).toEqual([first.id]);
+
+      // t.herald is another instance: the publisher's cache still holds the old matches.
+      const second = await subscribe(stale, 'second', ['stale.*']);
+      publisher.log.length = 0;
+      const { event } = await publisher.herald.events.publish(stale, { eventType: 'stale.one', aggregateId: 'a', data: {} });
+      expect(event.deliveries.map((delivery) => delivery.subscriberId).sort()).toEqual([first.id, second.id].sort());
+      expect(publisher.log.some((entry) => entry.kind === 'started' && entry.name === 'update:herald_events')).toBe(true);
+      const stored = (await collections.events.findOne({ _id: event.eventId }))!;
+      expect(stored).toMatchObject({ status: 'DISPATCHED', deliveryCount: 2, openDeliveries: 2, failedDeliveries: 0 });
+      expect(stored.subscriberIds).toHaveLength(2);
+      expect((await rowsOf(event.eventId)).map((row) => row.subscriberHandle).sort()).toEqual([first.id, second.id].sort());
+
+      // The same the other way: no subscriber matches any more, so the event is settled at once.
+      await t.herald.subscribers.delete(stale, first.id);
+      await t.herald.subscribers.delete(stale, second.id);
+      const none = await publisher.herald.events.publish(stale, { eventType: 'stale.one', aggregateId: 'b', data: {} });
+      expect(none.event.deliveries).toEqual([]);
+      expect(await collections.events.findOne({ _id: none.event.eventId })).toMatchObject({ status: 'ALL_DELIVERED', deliveryCount: 0, openDeliveries: 0, subscriberIds: [] });
+      expect(await rowsOf(none.event.eventId)).toEqual([]);
+
+      // Once planned again under the new revision, a publish costs the usual three commands.
+      publisher.log.length = 0;
+      await publisher.herald.events.publish(stale, { eventType: 'stale.one', aggregateId: 'c', data: {} });
+      expect(publisher.log.filter((entry) => entry.kind === 'started').map((entry) => entry.name)).toEqual(['find:herald_org_state', 'insert:herald_events']);
+    } finally {
+      await publisher.close();
     }
   });
 });

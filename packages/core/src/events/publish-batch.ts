@@ -1,10 +1,11 @@
 // Group commit for publishing: publishes made in the same turn of the event loop, and those that
 // arrive while every write slot is busy, share a batch, and a batch costs three commands however
 // many events it holds — one revision read per org, one insertMany of the events, one of their
-// rows. A lone publisher gets a batch of one (the same three commands); concurrent publishers
-// share the commands, and on a store that serialises writes (FerretDB v1) the batch is what keeps
-// publishing ahead of the offered rate. Up to `compat.writeConcurrency` batches are in flight; an
-// event is durable before its publish resolves.
+// rows — in two round trips when the orgs' matches are cached (the revisions are read beside the
+// events insert). A lone publisher gets a batch of one (the same three commands); concurrent
+// publishers share the commands, and on a store that serialises writes (FerretDB v1) the batch is
+// what keeps publishing ahead of the offered rate. Up to `compat.writeConcurrency` batches are in
+// flight; an event is durable before its publish resolves.
 import type { MongoBulkWriteError } from 'mongodb';
 import type { CoreContext } from '../context.js';
 import type { Admission } from '../engine/fast-path.js';
@@ -78,33 +79,46 @@ export function createPublishBatcher(context: CoreContext): PublishBatcher {
 }
 
 async function writeBatch(context: CoreContext, batch: readonly Waiting[]): Promise<void> {
-  const { collections, compat } = context;
+  const { collections, compat, directory } = context;
   let planned: Planned[] = [];
   try {
     const orgIds = [...new Set(batch.map((item) => item.draft.orgId))];
-    const matchers = new Map<string, Matcher>(
-      await Promise.all(orgIds.map(async (orgId) => [orgId, await compat.retry(() => context.directory.forOrg(orgId))] as const)),
-    );
+    const readMatchers = async (): Promise<Map<string, Matcher>> =>
+      new Map(await Promise.all(orgIds.map(async (orgId) => [orgId, await compat.retry(() => directory.forOrg(orgId))] as const)));
     const now = context.now();
-    for (const item of batch) {
-      const subscribers = await compat.retry(() => matchers.get(item.draft.orgId)!(item.draft.eventType));
-      const admission = context.engine.admit(
-        subscribers.map((s) => ({ subscriberId: s._id, timeoutMs: s.timeoutMs, maxConcurrency: s.maxConcurrency, rateLimitPerSecond: s.rateLimitPerSecond })),
-        now,
-      );
-      const event: EventDocument = {
-        ...item.draft,
-        status: subscribers.length > 0 ? 'DISPATCHED' : 'ALL_DELIVERED',
-        subscriberIds: subscribers.map((subscriber) => subscriber._id),
-        deliveryCount: subscribers.length,
-        openDeliveries: subscribers.length,
-        failedDeliveries: 0,
-      };
-      const rows = subscribers.map((subscriber, index) => newDeliveryRow(event, subscriber, now, admission.accepted[index] ? admission : undefined));
-      planned.push({ ...item, event, rows, subscribers, admission });
+    const cached = batch.map((item) => directory.cached(item.draft.orgId, item.draft.eventType));
+    let repeated: Set<number>;
+    if (cached.every((matches) => matches !== undefined)) {
+      // Every match is cached: the events are written while the revisions are read, so a publish
+      // waits for two round trips in series, not three. An org whose revision moved since (one of
+      // its subscribers changed) gets its events' fan-out planned again and corrected before any
+      // row is written; until then no row of theirs exists, so nothing was sent on the old plan.
+      planned = batch.map((item, index) => plan(context, item, cached[index]!.subscribers, now));
+      const [matchers, refused] = await Promise.all([readMatchers(), insertEvents(context, planned.map((item) => item.event))]);
+      repeated = refused;
+      const stale = batch.flatMap((item, index) => (!repeated.has(index) && matchers.get(item.draft.orgId)!.revision !== cached[index]!.revision ? [index] : []));
+      if (stale.length > 0) {
+        const current = await Promise.all(stale.map((index) => compat.retry(() => matchers.get(batch[index]!.draft.orgId)!.match(batch[index]!.draft.eventType))));
+        stale.forEach((index, position) => {
+          context.engine.release(planned[index]!.admission);
+          planned[index] = plan(context, batch[index]!, current[position]!, now);
+        });
+        await compat.write(() =>
+          collections.events.bulkWrite(
+            stale.map((index) => ({ updateOne: { filter: { _id: planned[index]!.event._id }, update: { $set: fanOutPlan(planned[index]!.event) } } })),
+            { ordered: false },
+          ),
+        );
+      }
+    } else {
+      const matchers = await readMatchers();
+      for (const item of batch) {
+        const subscribers = await compat.retry(() => matchers.get(item.draft.orgId)!.match(item.draft.eventType));
+        planned.push(plan(context, item, subscribers, now));
+      }
+      // Events first: a row never exists without its event.
+      repeated = await insertEvents(context, planned.map((item) => item.event));
     }
-    // Events first: a row never exists without its event.
-    const repeated = await insertEvents(context, planned.map((item) => item.event));
     for (const index of repeated) {
       const item = planned[index]!;
       context.engine.release(item.admission);
@@ -127,6 +141,29 @@ async function writeBatch(context: CoreContext, batch: readonly Waiting[]): Prom
     item.resolve({ event: item.event, rows: item.rows });
   }
   if (anyPending) context.engine.notify();
+}
+
+/** The event and its rows for these matching subscribers, with slots asked of the local engine. */
+function plan(context: CoreContext, item: Waiting, subscribers: SubscriberDocument[], now: Date): Planned {
+  const admission = context.engine.admit(
+    subscribers.map((s) => ({ subscriberId: s._id, timeoutMs: s.timeoutMs, maxConcurrency: s.maxConcurrency, rateLimitPerSecond: s.rateLimitPerSecond })),
+    now,
+  );
+  const event: EventDocument = {
+    ...item.draft,
+    status: subscribers.length > 0 ? 'DISPATCHED' : 'ALL_DELIVERED',
+    subscriberIds: subscribers.map((subscriber) => subscriber._id),
+    deliveryCount: subscribers.length,
+    openDeliveries: subscribers.length,
+    failedDeliveries: 0,
+  };
+  const rows = subscribers.map((subscriber, index) => newDeliveryRow(event, subscriber, now, admission.accepted[index] ? admission : undefined));
+  return { ...item, event, rows, subscribers, admission };
+}
+
+/** The fields of an event that follow from its matching subscribers. */
+function fanOutPlan(event: EventDocument): Pick<EventDocument, 'status' | 'subscriberIds' | 'deliveryCount' | 'openDeliveries'> {
+  return { status: event.status, subscriberIds: event.subscriberIds, deliveryCount: event.deliveryCount, openDeliveries: event.openDeliveries };
 }
 
 /** Inserts the events; returns the indexes refused as duplicates (idempotent repeats). */

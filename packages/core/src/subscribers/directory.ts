@@ -18,11 +18,27 @@ interface OrgEntry {
   byType: Map<string, SubscriberDocument[]>;
 }
 
-export type Matcher = (eventType: string) => Promise<SubscriberDocument[]>;
+/** Matches for one org under the revision read for it. */
+export interface Matcher {
+  readonly revision: number;
+  /** The enabled subscribers whose filter matches `eventType` (no I/O while cached). */
+  match(eventType: string): Promise<SubscriberDocument[]>;
+}
+
+/** Matches held from an earlier read, and the revision they were loaded under. */
+export interface CachedMatches {
+  revision: number;
+  subscribers: SubscriberDocument[];
+}
 
 export interface SubscriberDirectory {
-  /** Reads the org's revision once; the matcher answers under it (no I/O while cached). */
+  /** Reads the org's revision once; the matcher answers under it. */
   forOrg(orgId: string): Promise<Matcher>;
+  /**
+   * The matches cached under the revision last read for the org, without I/O; undefined when none
+   * are. They are current only if a read of the revision (`forOrg`) still finds that revision.
+   */
+  cached(orgId: string, eventType: string): CachedMatches | undefined;
   /** The enabled subscribers of `orgId` whose filter matches `eventType`. */
   matching(orgId: string, eventType: string): Promise<SubscriberDocument[]>;
 }
@@ -41,20 +57,28 @@ export function createSubscriberDirectory(collections: Collections): SubscriberD
         if (orgs.size > MAX_ORGS) orgs.delete(orgs.keys().next().value as string);
       }
       const current = entry;
-      return async (eventType) => {
-        const cached = current.byType.get(eventType);
-        if (cached) return cached;
-        const found = await findMatchingSubscribers(collections, orgId, eventType);
-        // A concurrent load for a newer revision may have replaced the entry meanwhile: keep that one.
-        if (orgs.get(orgId) === current) {
-          current.byType.set(eventType, found);
-          if (current.byType.size > MAX_TYPES_PER_ORG) current.byType.delete(current.byType.keys().next().value as string);
-        }
-        return found;
+      return {
+        revision,
+        async match(eventType) {
+          const cached = current.byType.get(eventType);
+          if (cached) return cached;
+          const found = await findMatchingSubscribers(collections, orgId, eventType);
+          // A concurrent load for a newer revision may have replaced the entry meanwhile: keep that one.
+          if (orgs.get(orgId) === current) {
+            current.byType.set(eventType, found);
+            if (current.byType.size > MAX_TYPES_PER_ORG) current.byType.delete(current.byType.keys().next().value as string);
+          }
+          return found;
+        },
       };
     },
+    cached(orgId, eventType) {
+      const entry = orgs.get(orgId);
+      const subscribers = entry?.byType.get(eventType);
+      return entry && subscribers ? { revision: entry.revision, subscribers } : undefined;
+    },
     async matching(orgId, eventType) {
-      return (await directory.forOrg(orgId))(eventType);
+      return (await directory.forOrg(orgId)).match(eventType);
     },
   };
   return directory;
