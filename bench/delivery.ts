@@ -537,6 +537,12 @@ async function publishCost(uri: string, dbName: string, bench: Bench): Promise<n
   return round(perEvent, 2);
 }
 
+/**
+ * The V8 options Herald runs with here: `npm run bench:delivery` gives the ones the Helm chart gives
+ * the host (`config.nodeOptions`), so the memory and CPU figures are the deployed host's.
+ */
+const V8_OPTIONS = process.execArgv.filter((option) => option.startsWith('--max-'));
+
 const masterKeys = { current: 'k1', keys: { k1: randomBytes(32).toString('base64') } };
 const children: Array<() => void> = [];
 process.on('exit', () => { for (const stop of children) stop(); });
@@ -549,7 +555,7 @@ async function main(): Promise<void> {
   const sink = await startSink();
   children.push(() => sink.process.kill('SIGTERM'));
   const store = process.env.MONGODB_URI ? 'MONGODB_URI' : MEMORY_MONGO ? 'memory-mongo (in-memory, MongoDB path)' : 'FerretDB v1 (sqlite)';
-  console.log(`Herald delivery benchmark — ${store}, ${SUBSCRIBERS} subscribers, node ${process.version}${QUICK ? ', BENCH_QUICK' : ''}`);
+  console.log(`Herald delivery benchmark — ${store}, ${SUBSCRIBERS} subscribers, node ${process.version} ${V8_OPTIONS.join(' ') || '(V8 defaults)'}${QUICK ? ', BENCH_QUICK' : ''}`);
   const dbName = `bench_${randomBytes(4).toString('hex')}`;
 
   const main = await openBench(uri, dbName, sink);
@@ -587,6 +593,7 @@ async function main(): Promise<void> {
     quick: QUICK,
     subscribers: SUBSCRIBERS,
     node: process.version,
+    v8Options: V8_OPTIONS,
     scenarios: results,
     rawCeilingRps: raw.requestsPerSecond,
     heraldToRaw: round(ratio, 4),

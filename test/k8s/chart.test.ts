@@ -164,6 +164,15 @@ describe('charts/herald', () => {
     expect(helm(['template', release, chart, ...defaultArgs, '--set', 'config.drainTimeoutSeconds=0']).status).not.toBe(0);
   });
 
+  it('gives the host and worker containers the V8 options of config.nodeOptions, and none when it is empty', () => {
+    const objects = render([...defaultArgs, '--set', 'worker.enabled=true']);
+    const hosts = workloads(objects).filter((object) => object.metadata?.name === 'herald' || object.metadata?.name === 'herald-worker');
+    expect(hosts.map((object) => envOf(object).NODE_OPTIONS)).toEqual(['--max-semi-space-size=16', '--max-semi-space-size=16']);
+    const cleared = render([...defaultArgs, '--set', 'worker.enabled=true', '--set', 'config.nodeOptions=']);
+    const clearedHosts = workloads(cleared).filter((object) => object.metadata?.name === 'herald' || object.metadata?.name === 'herald-worker');
+    expect(clearedHosts.map((object) => 'NODE_OPTIONS' in envOf(object))).toEqual([false, false]);
+  });
+
   it('renders without the operator, and with ServiceMonitors when asked', () => {
     const withoutOperator = kinds(render([...defaultArgs, '--set', 'operator.enabled=false']));
     expect(withoutOperator.filter((name) => name.includes('operator'))).toEqual([]);

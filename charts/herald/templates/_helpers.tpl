@@ -119,6 +119,10 @@ seccompProfile:
     secretKeyRef:
       name: {{ include "herald.masterKeySecretName" . }}
       key: {{ include "herald.masterKeySecretKey" . }}
+{{- with .Values.config.nodeOptions }}
+- name: NODE_OPTIONS
+  value: {{ . | quote }}
+{{- end }}
 {{- with .Values.config.extraEnv }}
 {{ toYaml . }}
 {{- end }}
