@@ -517,24 +517,33 @@ async function openBench(uri: string, dbName: string, sink: Sink): Promise<Bench
   };
 }
 
-/** DB commands per published event, from a publisher that runs no engine (its own client). */
-async function publishCost(uri: string, dbName: string, bench: Bench): Promise<number> {
+/**
+ * DB commands per published event, from a publisher that runs no engine (its own client), and how
+ * long each publish takes when that client reaches the store through `uri` (the latency proxy:
+ * every round trip in series adds BENCH_DB_LATENCY_MS).
+ */
+async function publishCost(uri: string, dbName: string, bench: Bench): Promise<{ commandsPerEvent: number; latencyMs: ReturnType<typeof latencySummary> }> {
   const { client } = monitoredClient(uri, false);
   let commands = 0;
   client.on('commandStarted', () => { commands += 1; });
   await client.connect();
-  const publisher = await createHerald({ mongo: { db: client.db(dbName) }, masterKeys, eventTypes: [{ type: 'order.created', sensitive: ['card'] }] });
+  const publisher = await createHerald({ mongo: { client, dbName }, masterKeys, eventTypes: [{ type: 'order.created', sensitive: ['card'] }] });
   const run = newRun();
   await publishOne(publisher, -1, run); // warms the matching cache, as a running publisher's is
   const log = new ReceiptLog(bench.sink);
   await log.start();
   commands = 0;
-  for (let i = 0; i < PUBLISH_COST_EVENTS; i++) await publishOne(publisher, i, run);
+  const latencies: number[] = [];
+  for (let i = 0; i < PUBLISH_COST_EVENTS; i++) {
+    const started = performance.now();
+    await publishOne(publisher, i, run);
+    latencies.push(round(performance.now() - started, 1));
+  }
   const perEvent = commands / PUBLISH_COST_EVENTS;
   await waitForAll(log, run.expected, TIMEOUT_MS, bench.diagnose);
   await publisher.close();
   await client.close();
-  return round(perEvent, 2);
+  return { commandsPerEvent: round(perEvent, 2), latencyMs: latencySummary(latencies) };
 }
 
 /**
@@ -573,14 +582,15 @@ async function main(): Promise<void> {
   const delayed = await openBench(proxy.uri, `${dbName}_latency`, sink);
   report(await fanOut(delayed, EVENTS, `(a) fan-out ${EVENTS} events × ${SUBSCRIBERS}, +${DB_LATENCY_MS} ms per DB round trip`));
   await delayed.close();
-  proxy.stop();
 
   report(await fixedRate(main));
   report(await failingThenRecovering(main));
   const hol = await headOfLine(main);
   console.log(JSON.stringify({ headOfLine: hol }));
-  const commandsPerEvent = await publishCost(uri, dbName, main);
-  console.log(JSON.stringify({ publishCommandsPerEvent: commandsPerEvent }));
+  const publishing = await publishCost(proxy.uri, dbName, main);
+  proxy.stop();
+  const commandsPerEvent = publishing.commandsPerEvent;
+  console.log(JSON.stringify({ publishCommandsPerEvent: commandsPerEvent, publishLatencyMs: publishing.latencyMs }));
   await main.close();
 
   const [fanOutResult, delayedResult, steady] = results as [ScenarioResult, ScenarioResult, ScenarioResult, ScenarioResult];
@@ -603,6 +613,7 @@ async function main(): Promise<void> {
     processPeakRssMb: round(peakRss / 1024 / 1024, 1),
     latencyTolerance,
     dbCommandsPerEvent: commandsPerEvent,
+    publishLatencyMs: publishing.latencyMs,
     headOfLine: { healthyAloneP99Ms: hol.aloneP99, healthyBesideHangingP99Ms: hol.besideHangingP99 },
     lost,
     duplicates,
@@ -619,6 +630,7 @@ async function main(): Promise<void> {
   const line = (label: string, figure: string, target: string, ok: boolean) => console.log(`  ${label.padEnd(52)} ${figure.padEnd(22)} target ${target.padEnd(16)} ${verdict(ok)}`);
   console.log(`\nTargets (raw undici ceiling in this run: ${raw.requestsPerSecond} req/s; peak RSS ${summary.peakRssMb} MB in the scenarios, ${summary.processPeakRssMb} MB over the whole process)`);
   line('DB commands per published event', String(commandsPerEvent), '≤ 3', commandsPerEvent <= 3);
+  console.log(`  ${`publish latency, one publisher, +${DB_LATENCY_MS} ms per round trip`.padEnd(52)} p50 ${publishing.latencyMs.p50} / p99 ${publishing.latencyMs.p99} ms (two round trips in series: ≥ ${2 * DB_LATENCY_MS} ms)`);
   line('DB commands per delivery, (a) fan-out', String(fanOutResult.dbCommandsPerDelivery), '≤ 0.5', fanOutResult.dbCommandsPerDelivery <= 0.5);
   line('Herald CPU ms per delivery, (a) fan-out', String(fanOutResult.cpuMsPerDelivery), '≤ 0.3', fanOutResult.cpuMsPerDelivery <= 0.3);
   line(`latency tolerance (a) +${DB_LATENCY_MS} ms / (a) +0 ms`, String(latencyTolerance), '≥ 0.7', latencyTolerance >= 0.7);
