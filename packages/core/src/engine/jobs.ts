@@ -26,8 +26,12 @@ export const JOB_NAMES = {
   recoveries: 'herald:recoveries',
 } as const;
 
-/** A periodic job's lock lifetime, in its intervals. */
-const LOCK_INTERVALS = 6;
+/**
+ * A periodic job's lock lifetime: six of its intervals, at least 5 s. Agenda also gives up on a run
+ * that outlives its lock (another may then start beside it), so the lock must not be shorter than
+ * a slow run on a loaded store.
+ */
+const lockLifetimeMs = (intervalMs: number): number => Math.max(6 * intervalMs, 5_000);
 /** Retention purges in pages until done, which may take long: its lock lasts 10 minutes. */
 const RETENTION_LOCK_MS = 10 * 60_000;
 
@@ -117,7 +121,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
       // until its lock lifetime passes: a short job's lock is a few of its intervals, so lease
       // recovery resumes soon after an outage. Two runs at once are harmless (header).
       const define = (name: string, body: () => Promise<unknown>, intervalMs: number): void => {
-        agenda!.define(name, guarded(name, body), { concurrency: 1, lockLifetime: LOCK_INTERVALS * intervalMs });
+        agenda!.define(name, guarded(name, body), { concurrency: 1, lockLifetime: lockLifetimeMs(intervalMs) });
       };
       const recoveryStepMs = Math.max(RECOVERY_STEP_INTERVAL_MS, config.jobPollIntervalMs);
       define(JOB_NAMES.recoverLeases, recoverLeases, config.maintenanceIntervalMs);
