@@ -27,13 +27,14 @@ export const JOB_NAMES = {
 } as const;
 
 /**
- * A periodic job's lock lifetime: six of its intervals, at least 5 s. Agenda also gives up on a run
- * that outlives its lock (another may then start beside it), so the lock must not be shorter than
- * a slow run on a loaded store.
+ * Lease recovery's lock lifetime: six of its intervals, at least 5 s. A lock outlives a run whose
+ * end could not be written (the store went away meanwhile) until it expires, and lease recovery
+ * must resume soon after an outage. Agenda also gives up on a run that outlives its lock and may
+ * start another beside it (harmless, header), so the other jobs, which can wait, keep
+ * DEFAULT_LOCK_MS and do not pile up on a store that is slow.
  */
-const lockLifetimeMs = (intervalMs: number): number => Math.max(6 * intervalMs, 5_000);
-/** Retention purges in pages until done, which may take long: its lock lasts 10 minutes. */
-const RETENTION_LOCK_MS = 10 * 60_000;
+const leaseRecoveryLockMs = (intervalMs: number): number => Math.max(6 * intervalMs, 5_000);
+const DEFAULT_LOCK_MS = 10 * 60_000;
 
 /** How often a recovery takes a step (each step requeues at most RECOVERY_ROWS_PER_STEP rows). */
 export const RECOVERY_STEP_INTERVAL_MS = 1_000;
@@ -97,7 +98,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
     retention,
     async start() {
       const backend = new MongoBackend({ mongo: deps.db, collection: `${deps.prefix}jobs` });
-      agenda = new Agenda({ backend, name: deps.owner, processEvery: config.jobPollIntervalMs, defaultLockLifetime: RETENTION_LOCK_MS });
+      agenda = new Agenda({ backend, name: deps.owner, processEvery: config.jobPollIntervalMs, defaultLockLifetime: DEFAULT_LOCK_MS });
       // While the store is away every scheduler tick and job run fails: the first failure is
       // logged, the rest are counted and reported once a job runs again.
       let failures = 0;
@@ -117,30 +118,22 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
         if (failures > 0) logger.info({ failures }, 'maintenance jobs run again');
         failures = 0;
       };
-      // A job's lock outlives a run whose end could not be written (the store went away meanwhile)
-      // until its lock lifetime passes: a short job's lock is a few of its intervals, so lease
-      // recovery resumes soon after an outage. Two runs at once are harmless (header).
-      const define = (name: string, body: () => Promise<unknown>, intervalMs: number): void => {
-        agenda!.define(name, guarded(name, body), { concurrency: 1, lockLifetime: lockLifetimeMs(intervalMs) });
+      const define = (name: string, body: () => Promise<unknown>, lockLifetime = DEFAULT_LOCK_MS): void => {
+        agenda!.define(name, guarded(name, body), { concurrency: 1, lockLifetime });
       };
-      const recoveryStepMs = Math.max(RECOVERY_STEP_INTERVAL_MS, config.jobPollIntervalMs);
-      define(JOB_NAMES.recoverLeases, recoverLeases, config.maintenanceIntervalMs);
-      define(JOB_NAMES.reconcileEvents, reconcileEvents, config.maintenanceIntervalMs * 2);
-      define(JOB_NAMES.completeFanOuts, async () => deps.completePendingFanOuts?.(), config.maintenanceIntervalMs * 2);
-      agenda.define(JOB_NAMES.retention, guarded(JOB_NAMES.retention, retention), { concurrency: 1 });
-      define(
-        JOB_NAMES.recoveries,
-        async () => {
-          if (((await deps.stepRecoveries?.()) ?? 0) > 0) deps.onRecovered();
-        },
-        recoveryStepMs,
-      );
+      define(JOB_NAMES.recoverLeases, recoverLeases, leaseRecoveryLockMs(config.maintenanceIntervalMs));
+      define(JOB_NAMES.reconcileEvents, reconcileEvents);
+      define(JOB_NAMES.completeFanOuts, async () => deps.completePendingFanOuts?.());
+      define(JOB_NAMES.retention, retention);
+      define(JOB_NAMES.recoveries, async () => {
+        if (((await deps.stepRecoveries?.()) ?? 0) > 0) deps.onRecovered();
+      });
       await agenda.start();
       await agenda.every(config.maintenanceIntervalMs, JOB_NAMES.recoverLeases);
       await agenda.every(config.maintenanceIntervalMs * 2, JOB_NAMES.completeFanOuts);
       await agenda.every(config.maintenanceIntervalMs * 2, JOB_NAMES.reconcileEvents);
       await agenda.every('1 hour', JOB_NAMES.retention);
-      if (deps.stepRecoveries) await agenda.every(recoveryStepMs, JOB_NAMES.recoveries);
+      if (deps.stepRecoveries) await agenda.every(Math.max(RECOVERY_STEP_INTERVAL_MS, config.jobPollIntervalMs), JOB_NAMES.recoveries);
     },
     async stop() {
       const running = agenda;
