@@ -1,8 +1,8 @@
 // Group commit for publishing: publishes made in the same turn of the event loop, and those that
 // arrive while every write slot is busy, share a batch, and a batch costs three commands however
 // many events it holds — one revision read per org, one insertMany of the events, one of their
-// rows — in two round trips when the orgs' matches are cached (the revisions are read beside the
-// events insert). A lone publisher gets a batch of one (the same three commands); concurrent
+// rows — in two round trips when the orgs' matches are cached and the store runs operations side
+// by side (the revisions are read beside the events insert). A lone publisher gets a batch of one (the same three commands); concurrent
 // publishers share the commands, and on a store that serialises writes (FerretDB v1) the batch is
 // what keeps publishing ahead of the offered rate. Up to `compat.writeConcurrency` batches are in
 // flight; an event is durable before its publish resolves.
@@ -88,7 +88,7 @@ async function writeBatch(context: CoreContext, batch: readonly Waiting[]): Prom
     const now = context.now();
     const cached = batch.map((item) => directory.cached(item.draft.orgId, item.draft.eventType));
     let repeated: Set<number>;
-    if (cached.every((matches) => matches !== undefined)) {
+    if (compat.concurrentOperations && cached.every((matches) => matches !== undefined)) {
       // Every match is cached: the events are written while the revisions are read, so a publish
       // waits for two round trips in series, not three. An org whose revision moved since (one of
       // its subscribers changed) gets its events' fan-out planned again and corrected before any

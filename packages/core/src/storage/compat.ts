@@ -52,6 +52,11 @@ export interface StoreCompat {
   readonly deferredEventCounters: boolean;
   /** Look documents up one `{_id}` at a time instead of one `$in` query. */
   readonly pointReads: boolean;
+  /**
+   * Whether operations run side by side. On the serial lane they do not, so overlapping two of
+   * them saves no round trip, and publishing keeps its reads before its writes.
+   */
+  readonly concurrentOperations: boolean;
   /** How many outcome flushes may be in flight at once. */
   readonly writeConcurrency: number;
   /** Most rows one claim or outcome write may touch. */
@@ -153,7 +158,7 @@ export type StuckReport = (details: { afterMs: number; waitingBehind: number }) 
 export function storeCompat(name: StoreCompatName, onStuck: StuckReport = () => undefined): StoreCompat {
   if (name === 'mongodb') {
     const direct = <T>(operation: () => Promise<T>, _urgent?: boolean): Promise<T> => operation();
-    return { name, uniqueKeyClaims: false, groupedOutcomeWrites: false, separateJobStore: false, deferredEventCounters: false, pointReads: false, writeConcurrency: 4, maxWriteBatch: Number.POSITIVE_INFINITY, write: direct, retry: direct };
+    return { name, uniqueKeyClaims: false, groupedOutcomeWrites: false, separateJobStore: false, deferredEventCounters: false, pointReads: false, concurrentOperations: true, writeConcurrency: 4, maxWriteBatch: Number.POSITIVE_INFINITY, write: direct, retry: direct };
   }
   const lane = new SerialLane((waitingBehind) => onStuck({ afterMs: STUCK_AFTER_MS, waitingBehind }));
   return {
@@ -163,6 +168,7 @@ export function storeCompat(name: StoreCompatName, onStuck: StuckReport = () => 
     separateJobStore: true,
     deferredEventCounters: true,
     pointReads: true,
+    concurrentOperations: false,
     writeConcurrency: 1,
     maxWriteBatch: 50,
     write: (operation, urgent) => lane.run(() => retryTransient(operation), urgent),
