@@ -2,10 +2,11 @@
 // arrive while every write slot is busy, share a batch, and a batch costs three commands however
 // many events it holds — one revision read per org, one insertMany of the events, one of their
 // rows — in two round trips when the orgs' matches are cached and the store runs operations side
-// by side (the revisions are read beside the events insert). A lone publisher gets a batch of one (the same three commands); concurrent
-// publishers share the commands, and on a store that serialises writes (FerretDB v1) the batch is
-// what keeps publishing ahead of the offered rate. Up to `compat.writeConcurrency` batches are in
-// flight; an event is durable before its publish resolves.
+// by side (the revisions are read beside the events insert). A lone publisher gets a batch of one
+// (the same three commands); concurrent publishers share the commands, and on a store that
+// serialises writes (FerretDB v1) the batch is what keeps publishing ahead of the offered rate. Up
+// to `compat.writeConcurrency` batches are in flight; an event is durable before its publish
+// resolves.
 import type { MongoBulkWriteError } from 'mongodb';
 import type { CoreContext } from '../context.js';
 import type { Admission } from '../engine/fast-path.js';
