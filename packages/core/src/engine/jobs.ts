@@ -107,13 +107,20 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
         failures += 1;
       };
       agenda.on('error', (error: Error) => failed({ err: error.message }, 'job scheduler error'));
+      // Agenda starts a job again when a run outlives its lock; within this process the new run
+      // is skipped while the old one still works, so a slow store never gets the same job twice.
+      const running = new Set<string>();
       const guarded = (name: string, body: () => Promise<unknown>) => async () => {
+        if (running.has(name)) return;
+        running.add(name);
         try {
           await body();
         } catch (error) {
           // A run cut short by stop() (its connection closing) is not a failure worth reporting.
           if (agenda) failed({ job: name, err: error instanceof Error ? error.message : String(error) }, 'maintenance job failed');
           throw error;
+        } finally {
+          running.delete(name);
         }
         if (failures > 0) logger.info({ failures }, 'maintenance jobs run again');
         failures = 0;
