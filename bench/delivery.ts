@@ -527,7 +527,7 @@ async function publishCost(uri: string, dbName: string, bench: Bench): Promise<{
   let commands = 0;
   client.on('commandStarted', () => { commands += 1; });
   await client.connect();
-  const publisher = await createHerald({ mongo: { client, dbName }, masterKeys, eventTypes: [{ type: 'order.created', sensitive: ['card'] }] });
+  const publisher = await createHerald({ mongo: { db: client.db(dbName) }, masterKeys, eventTypes: [{ type: 'order.created', sensitive: ['card'] }] });
   const run = newRun();
   await publishOne(publisher, -1, run); // warms the matching cache, as a running publisher's is
   const log = new ReceiptLog(bench.sink);
