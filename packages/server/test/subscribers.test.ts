@@ -230,3 +230,40 @@ describe('delete', () => {
 it('validated every response above against the served OpenAPI document', () => {
   expect(t.api.validatedResponses).toBeGreaterThan(20);
 });
+
+describe('payload filter', () => {
+  const filter = { 'data.amount': { $gte: 100 }, $or: [{ 'data.currency': 'EUR' }, { aggregateId: { $startsWith: 'vip_' } }] };
+
+  it('is stored as given, returned on get and list, and removed with null', async () => {
+    const created = await t.api.post<Subscriber & { filter?: unknown }>(BASE, { id: 'filtered', displayName: 'F', targetUrl: 'https://example.com/f', filter });
+    expect(created.status).toBe(201);
+    expect(created.body.filter).toEqual(filter);
+    expect((await t.api.get<Subscriber & { filter?: unknown }>(`${BASE}/filtered`)).body.filter).toEqual(filter);
+    const list = await t.api.get<{ list: Array<Subscriber & { filter?: unknown }> }>(`${BASE}?limit=100`);
+    expect(list.body.list.find((item) => item.id === 'filtered')?.filter).toEqual(filter);
+    const cleared = await t.api.put<Subscriber & { filter?: unknown }>(`${BASE}/filtered`, { filter: null });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).not.toHaveProperty('filter');
+  });
+
+  it('400 naming the path inside the filter for unknown operators and wrong operand types', async () => {
+    const response = await t.api.post<ErrorBody>(BASE, {
+      displayName: 'F',
+      targetUrl: 'https://example.com/f',
+      filter: { 'data.amount': { $gt: true }, $or: [{ 'data.x': { $regex: '^a' } }], payload: 1 },
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.code).toBe('MISSING_REQUIRED_PARAMETER');
+    expect(response.body.errors?.map((issue) => issue.field)).toEqual(['filter.data.amount.$gt', 'filter.$or[0].data.x.$regex', 'filter.payload']);
+  });
+
+  it('400 for a filter that is not an object, too deep or too large', async () => {
+    let deep: Record<string, unknown> = { type: 'a.b' };
+    for (let level = 0; level < 8; level++) deep = { $not: deep };
+    for (const bad of ['amount > 5', deep, { 'data.a': { $in: Array.from({ length: 600 }, (_, index) => `v${index}`) } }]) {
+      const response = await t.api.post<ErrorBody>(BASE, { displayName: 'F', targetUrl: 'https://example.com/f', filter: bad });
+      expect(response.status).toBe(400);
+      expect(response.body.errors?.[0]?.field).toBe('filter');
+    }
+  });
+});

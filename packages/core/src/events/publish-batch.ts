@@ -15,6 +15,7 @@ import type { DeliveryDocument, EventDocument, SubscriberDocument } from '../sto
 import type { Matcher } from '../subscribers/directory.js';
 import { newDeliveryRow } from './delivery-row.js';
 import type { EventPayload } from './payload.js';
+import { filterSubscribers } from './subscriber-filter.js';
 
 /** Most events one batch writes. */
 const MAX_BATCH = 100;
@@ -144,8 +145,12 @@ async function writeBatch(context: CoreContext, batch: readonly Waiting[]): Prom
   if (anyPending) context.engine.notify();
 }
 
-/** The event and its rows for these matching subscribers, with slots asked of the local engine. */
-function plan(context: CoreContext, item: Waiting, subscribers: SubscriberDocument[], now: Date): Planned {
+/**
+ * The event and its rows for the subscribers matching its type whose payload filter it passes, with
+ * slots asked of the local engine.
+ */
+function plan(context: CoreContext, item: Waiting, matched: readonly SubscriberDocument[], now: Date): Planned {
+  const subscribers = filterSubscribers(matched, item.payload);
   const admission = context.engine.admit(
     subscribers.map((s) => ({ subscriberId: s._id, timeoutMs: s.timeoutMs, maxConcurrency: s.maxConcurrency, rateLimitPerSecond: s.rateLimitPerSecond })),
     now,

@@ -39,6 +39,15 @@ const Events = Type.Array(Type.String({ pattern: EVENT_PATTERN_PATTERN, maxLengt
     'Event-type filter: `family.action`, `family.*`, `*.action` or `*`, at most 100 patterns of at most 255 characters. ' +
     'Empty or omitted = all events. Repeated patterns are stored once.',
 });
+const FILTER_DESCRIPTION =
+  'Payload filter, checked after `events`: an object over the envelope fields `type`, `aggregateType`, `aggregateId`, `occurredAt` ' +
+  'and `data.<path>`, each given a literal (equality) or operators `$eq $ne $gt $gte $lt $lte $in $nin $exists $startsWith $endsWith`; ' +
+  'keys are ANDed; `$and`/`$or` take arrays of filters, `$not` a filter. At most 8 levels deep and 4096 bytes; sensitive fields cannot be named. ' +
+  'See docs/filters.md.';
+const Filter = Type.Record(Type.String(), Type.Unknown(), {
+  description: FILTER_DESCRIPTION,
+  examples: [{ 'data.amount': { $gte: 100 }, $or: [{ 'data.currency': 'EUR' }, { 'data.currency': { $in: ['USD', 'GBP'] } }] }],
+});
 const Enabled = Type.Boolean({ description: 'Whether the subscriber receives deliveries. Default true.' });
 const TimeoutMs = Type.Integer({
   minimum: SUBSCRIBER_LIMITS.timeoutMsMin,
@@ -93,6 +102,7 @@ export const WebhookSubscriberCreateRequest = Type.Object(
       }),
     ),
     events: Type.Optional(Events),
+    filter: Type.Optional(Filter),
     enabled: Type.Optional(Enabled),
     timeoutMs: Type.Optional(TimeoutMs),
     maxConcurrency: Type.Optional(MaxConcurrency),
@@ -121,6 +131,7 @@ export const WebhookSubscriberUpdateRequest = Type.Object(
       }),
     ),
     events: Type.Optional(Events),
+    filter: Type.Optional(Type.Union([Filter, Type.Null()], { description: 'null removes the filter.' })),
     enabled: Type.Optional(Enabled),
     timeoutMs: Type.Optional(TimeoutMs),
     maxConcurrency: Type.Optional(Type.Union([MaxConcurrency, Type.Null()], { description: 'null returns to the default.' })),
@@ -164,6 +175,7 @@ const subscriberFields = {
   targetUrl: Type.String({ format: 'uri' }),
   enabled: Type.Boolean(),
   events: Type.Array(Type.String()),
+  filter: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'The payload filter; present when set.' })),
   timeoutMs: Type.Integer(),
   maxConcurrency: Type.Optional(Type.Integer({ description: 'Present when set.' })),
   rateLimitPerSecond: Type.Optional(Type.Number({ description: 'Present when set.' })),

@@ -25,6 +25,11 @@ export interface SubscriberDocument {
   events: string[];
   /** Derived from `events` (see events/matching.ts); the indexed matching key. */
   matchKeys: string[];
+  /**
+   * The payload filter (events/filter.ts) as JSON text: its keys start with `$` or contain dots,
+   * which are not portable field names across MongoDB versions and FerretDB.
+   */
+  filter?: string;
   enabled: boolean;
   timeoutMs: number;
   /** Per-engine limits (engine/limits.ts); absent: the engine's defaults. */

@@ -34,6 +34,7 @@ export function newSubscriberDocument(input: WebhookSubscriberCreateRequest, con
     updatedAt: context.now,
     revision: 0,
   };
+  if (input.filter !== undefined) document.filter = JSON.stringify(input.filter);
   if (input.secret !== undefined) document.secret = context.seal(input.secret);
   if (input.maxConcurrency !== undefined) document.maxConcurrency = input.maxConcurrency;
   if (input.rateLimitPerSecond !== undefined) document.rateLimitPerSecond = input.rateLimitPerSecond;
@@ -65,6 +66,8 @@ export function patchedSubscriberDocument(
   else if (patch.maxConcurrency !== undefined) next.maxConcurrency = patch.maxConcurrency;
   if (patch.rateLimitPerSecond === null) delete next.rateLimitPerSecond;
   else if (patch.rateLimitPerSecond !== undefined) next.rateLimitPerSecond = patch.rateLimitPerSecond;
+  if (patch.filter === null) delete next.filter;
+  else if (patch.filter !== undefined) next.filter = JSON.stringify(patch.filter);
   if (patch.events !== undefined) {
     next.events = patch.events;
     next.matchKeys = matchKeysFor(patch.events);

@@ -32,6 +32,7 @@ export function toListItem(document: SubscriberDocument, existing?: ReadonlySet<
     targetUrl: document.targetUrl,
     enabled: document.enabled,
     events: document.events,
+    ...(document.filter !== undefined ? { filter: JSON.parse(document.filter) as Record<string, unknown> } : {}),
     timeoutMs: document.timeoutMs,
     ...(document.maxConcurrency !== undefined ? { maxConcurrency: document.maxConcurrency } : {}),
     ...(document.rateLimitPerSecond !== undefined ? { rateLimitPerSecond: document.rateLimitPerSecond } : {}),

@@ -63,6 +63,11 @@ export function createSubscriberService(context: CoreContext): SubscriberService
     };
   }
 
+  /** Every data field some catalog type declares sensitive: a filter may name none of them. */
+  function sensitiveFields(): Set<string> {
+    return new Set(context.catalog.list().flatMap((definition) => definition.sensitive ?? []));
+  }
+
   async function existingPrincipals(ids: string[]): Promise<Set<string> | undefined> {
     if (!context.principals) return undefined;
     if (ids.length === 0) return new Set();
@@ -94,7 +99,7 @@ export function createSubscriberService(context: CoreContext): SubscriberService
 
   return {
     async create(scope, input, options = {}) {
-      const document = newSubscriberDocument(validateSubscriberCreate(input), changeContext(scope));
+      const document = newSubscriberDocument(validateSubscriberCreate(input, sensitiveFields()), changeContext(scope));
       if (options.listener) document.listener = { expiresAt: options.listener.expiresAt };
       await addToBuckets(collections, scope.orgId, document._id, indexedKeys(document));
       try {
@@ -130,7 +135,7 @@ export function createSubscriberService(context: CoreContext): SubscriberService
     },
 
     async update(scope, handle, patch) {
-      const valid = validateSubscriberUpdate(patch);
+      const valid = validateSubscriberUpdate(patch, sensitiveFields());
       const found = await load(scope, handle);
       return locks.run(found._id, async () => {
         for (let round = 0; ; round++) {

@@ -1,6 +1,7 @@
 // Subscriber input rules of DECISIONS §3. Pure: returns the typed input or throws a ValidationError
 // naming every offending field.
 import { ValidationError, type FieldIssue } from '../errors/index.js';
+import { checkFilter } from '../events/filter.js';
 import { isValidEventPattern } from '../events/matching.js';
 import {
   HANDLE_PATTERN,
@@ -67,27 +68,34 @@ const commonChecks = {
   rateLimitPerSecond: checkRate,
   // Checked item by item below, so that each bad pattern is named.
   events: () => undefined,
+  // Checked below, naming the path inside the filter.
+  filter: () => undefined,
 };
 
-function validate(input: unknown, checks: Record<string, Check>, required: readonly string[]): Record<string, unknown> {
+function validate(input: unknown, checks: Record<string, Check>, required: readonly string[], sensitive: ReadonlySet<string>, nullable: boolean): Record<string, unknown> {
   if (!isPlainObject(input)) throw ValidationError.single('body', 'must be a JSON object');
   const issues = checkFields(input, checks, required);
   if (input.events !== undefined) issues.push(...eventsIssues(input.events));
+  if (input.filter !== undefined && !(nullable && input.filter === null)) issues.push(...checkFilter(input.filter, sensitive));
   if (issues.length > 0) throw new ValidationError(issues);
   return input;
 }
 
-export function validateSubscriberCreate(input: unknown): WebhookSubscriberCreateRequest {
-  const valid = validate(input, { ...commonChecks, secret: checkCreateSecret }, ['displayName', 'targetUrl']);
+/** `sensitive`: the data fields the catalog declares sensitive, which a filter may not read. */
+export function validateSubscriberCreate(input: unknown, sensitive: ReadonlySet<string> = new Set()): WebhookSubscriberCreateRequest {
+  const valid = validate(input, { ...commonChecks, secret: checkCreateSecret }, ['displayName', 'targetUrl'], sensitive, false);
   // Embedders get the same stored spelling as the HTTP API: normalised URL, each pattern once.
   return normaliseSubscriberRequest(valid as WebhookSubscriberCreateRequest);
 }
 
-export function validateSubscriberUpdate(input: unknown): WebhookSubscriberUpdateRequest {
+/** As validateSubscriberCreate; `filter: null` removes the filter. */
+export function validateSubscriberUpdate(input: unknown, sensitive: ReadonlySet<string> = new Set()): WebhookSubscriberUpdateRequest {
   const valid = validate(
     input ?? {},
     { ...commonChecks, secret: checkUpdateSecret, maxConcurrency: orNull(commonChecks.maxConcurrency), rateLimitPerSecond: orNull(checkRate) },
     [],
+    sensitive,
+    true,
   );
   return normaliseSubscriberRequest(valid as WebhookSubscriberUpdateRequest);
 }
