@@ -59,3 +59,26 @@ describe('webhooks events against the real host', () => {
     expect(run.stderr).toContain('eventType: must match pattern');
   });
 });
+
+describe('webhooks subscribers --filter against the real host', () => {
+  it('create stores the filter, a publish reaches only events passing it, and none removes it', async () => {
+    const created = await herald(['webhooks', 'subscribers', 'create', '--id', 'big-keys', '--name', 'Big', '--url', 'http://127.0.0.1:9/never', '--event', 'apikey.*', '--filter', '{"data.size":{"$gte":100}}', '--json']);
+    expect([created.code, created.stderr]).toStrictEqual([0, '']);
+    expect(JSON.parse(created.text)).toMatchObject({ id: 'big-keys', filter: { 'data.size': { $gte: 100 } } });
+    const send = async (size: number) =>
+      (JSON.parse((await herald(['webhooks', 'events', 'send', '--type', 'apikey.generated', '--aggregate-id', `k${size}`, '--data', JSON.stringify({ size })])).text) as EventDetail).deliveries
+        .map((delivery) => delivery.subscriberId)
+        .sort();
+    expect(await send(5)).toStrictEqual(['keys-hook']);
+    expect(await send(500)).toStrictEqual(['big-keys', 'keys-hook']);
+    const cleared = await herald(['webhooks', 'subscribers', 'update', 'big-keys', '--filter', 'none', '--json']);
+    expect(cleared.code).toBe(0);
+    expect(JSON.parse(cleared.text)).not.toHaveProperty('filter');
+  });
+
+  it("the server's refusal names the path inside the filter", async () => {
+    const run = await herald(['webhooks', 'subscribers', 'update', 'keys-hook', '--filter', '{"data.size":{"$regex":"^1"}}']);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('filter.data.size.$regex');
+  });
+});

@@ -16,6 +16,12 @@ describe('subscriberRequestFromFlags', () => {
     expect(subscriberRequestFromFlags({ events: [], enabled: 'true' })).toStrictEqual({ enabled: true });
     expect(subscriberRequestFromFlags({ events: [], name: 'New' }, { displayName: 'Old', targetUrl: 'https://t' })).toStrictEqual({ displayName: 'New', targetUrl: 'https://t' });
   });
+  it('sends --filter as a JSON object, and none as null (removal)', () => {
+    expect(subscriberRequestFromFlags({ events: [], filter: '{"data.amount":{"$gte":100}}' })).toStrictEqual({ filter: { 'data.amount': { $gte: 100 } } });
+    expect(subscriberRequestFromFlags({ events: [], filter: 'none' })).toStrictEqual({ filter: null });
+    expect(() => subscriberRequestFromFlags({ events: [], filter: '{"data.amount":' })).toThrow('--filter is not valid JSON');
+    expect(() => subscriberRequestFromFlags({ events: [], filter: '[1]' })).toThrow('--filter must be a JSON object');
+  });
   it('rejects bad values', () => {
     expect(() => subscriberRequestFromFlags({ events: [], enabled: 'yes' })).toThrow('--enabled must be true or false');
     expect(() => subscriberRequestFromFlags({ events: [], timeoutMs: '1.5' })).toThrow('--timeout-ms must be a whole number');

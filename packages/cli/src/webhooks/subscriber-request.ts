@@ -10,6 +10,8 @@ export interface SubscriberFlags {
   readonly enabled?: string | undefined;
   readonly timeoutMs?: string | undefined;
   readonly secret?: string | undefined;
+  /** `--filter` text already read (inline JSON, or a file's content); `none` removes the filter. */
+  readonly filter?: string | undefined;
 }
 
 export type SubscriberRequest = Record<string, string | boolean | number | string[]>;
@@ -25,6 +27,24 @@ function parseTimeout(text: string): number {
   return Number(text);
 }
 
+/**
+ * `--filter`: a JSON object (the payload filter, checked by the server, which names the offending
+ * path), or `none` to remove it (sent as null).
+ */
+export function parseFilter(text: string): Record<string, unknown> | null {
+  if (text.trim() === 'none') return null;
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    throw usageError('FILTER_NOT_JSON', `--filter is not valid JSON: ${(error as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw usageError('FILTER_NOT_OBJECT', '--filter must be a JSON object, e.g. \'{"data.amount":{"$gte":100}}\', or none');
+  }
+  return parsed as Record<string, unknown>;
+}
+
 /** Only the fields given end up in the body: on update, omitted fields keep their stored values. */
 export function subscriberRequestFromFlags(flags: SubscriberFlags, base: Readonly<Record<string, unknown>> = {}): Record<string, unknown> {
   const body: Record<string, unknown> = { ...base };
@@ -35,6 +55,7 @@ export function subscriberRequestFromFlags(flags: SubscriberFlags, base: Readonl
   if (flags.enabled !== undefined) body.enabled = parseEnabled(flags.enabled);
   if (flags.timeoutMs !== undefined) body.timeoutMs = parseTimeout(flags.timeoutMs);
   if (flags.secret !== undefined) body.secret = flags.secret;
+  if (flags.filter !== undefined) body.filter = parseFilter(flags.filter);
   return body;
 }
 

@@ -26,6 +26,12 @@ const bodyFlags: readonly FlagSpec[] = [
   { name: 'name', kind: 'string', valueName: 'text', description: 'Display name (displayName)' },
   { name: 'url', kind: 'string', valueName: 'url', description: 'Target URL that receives deliveries (targetUrl)' },
   { name: 'event', kind: 'repeatable', valueName: 'pattern', description: 'Event filter entry, e.g. apikey.* (repeat or comma-separate)' },
+  {
+    name: 'filter',
+    kind: 'string',
+    valueName: 'json',
+    description: 'Payload filter, a JSON object (inline, @file or @- for stdin), e.g. \'{"data.amount":{"$gte":100}}\'; none removes it (docs/filters.md)',
+  },
   { name: 'enabled', kind: 'string', valueName: 'true|false', description: 'Whether the subscriber receives deliveries' },
   { name: 'timeout-ms', kind: 'string', valueName: 'ms', description: 'Delivery time-out in milliseconds' },
   { name: 'secret-file', kind: 'string', valueName: 'file', description: 'Read the signing secret from a file ("-" = stdin)' },
@@ -86,7 +92,12 @@ const helps = {
     usage: 'herald webhooks subscribers update <id> [flags]',
     summary: 'Change a subscriber; only the fields given change.',
     flags: [...bodyFlags, jsonFlag, helpFlag],
-    examples: ['herald webhooks subscribers update billing --enabled false', 'herald webhooks subscribers update billing --event "apikey.*,subscription.*"'],
+    examples: [
+      'herald webhooks subscribers update billing --enabled false',
+      'herald webhooks subscribers update billing --event "apikey.*,subscription.*"',
+      'herald webhooks subscribers update billing --filter \'{"data.amount":{"$gte":100},"data.currency":{"$in":["EUR","USD"]}}\'',
+      'herald webhooks subscribers update billing --filter none',
+    ],
   },
   delete: {
     usage: 'herald webhooks subscribers delete <id>',
@@ -146,6 +157,9 @@ async function requestBody(args: ParsedArgs): Promise<Record<string, unknown>> {
   }
   const secretFile = stringFlag(args, 'secret-file');
   const secret = secretFile === undefined ? undefined : (await readFileOrStdin(secretFile, '--secret-file')).toString('utf8').trim();
+  // JSON cannot start with `@`, so `@path` / `@-` is unambiguous.
+  const filterArg = stringFlag(args, 'filter');
+  const filter = filterArg?.startsWith('@') ? (await readFileOrStdin(filterArg.slice(1), '--filter')).toString('utf8') : filterArg;
   return subscriberRequestFromFlags(
     {
       id: stringFlag(args, 'id'),
@@ -155,6 +169,7 @@ async function requestBody(args: ParsedArgs): Promise<Record<string, unknown>> {
       enabled: stringFlag(args, 'enabled'),
       timeoutMs: stringFlag(args, 'timeout-ms'),
       secret,
+      filter,
     },
     base,
   );
