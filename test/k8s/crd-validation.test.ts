@@ -23,6 +23,13 @@ describe('WebhookSubscriber CRD', () => {
     expect(stored.spec).toEqual({ targetUrl: 'https://example.com/hook', enabled: true, timeoutMs: 5000, secretRef: { name: 'hook-secret', key: 'secret' } });
   });
 
+  it('keeps a payload filter as written, operators and dotted paths included', () => {
+    const filter = { 'data.amount': { $gte: 100 }, $or: [{ 'data.currency': 'EUR' }, { aggregateId: { $startsWith: 'vip_' } }] };
+    expect(apply('filtered', { targetUrl: 'https://example.com/hook', filter }).status).toBe(0);
+    const stored = JSON.parse(kubectlOk(['get', 'webhooksubscriber', 'filtered', '-n', namespace, '-o', 'json'])) as { spec: Record<string, unknown> };
+    expect(stored.spec.filter).toEqual(filter);
+  });
+
   it('accepts every documented event pattern form', () => {
     const result = apply('patterns', { targetUrl: 'http://sink.local:8080/x', events: ['apikey.generated', 'subscription.*', '*.deleted', '*'] });
     expect(result.stderr).toBe('');

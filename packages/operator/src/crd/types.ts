@@ -24,6 +24,8 @@ export interface WebhookSubscriberSpec {
   timeoutMs?: number;
   maxConcurrency?: number;
   rateLimitPerSecond?: number;
+  /** Payload filter, passed to Herald as is (Herald validates it). */
+  filter?: Record<string, unknown>;
   secretRef?: SecretKeyReference;
 }
 

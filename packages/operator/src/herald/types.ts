@@ -12,6 +12,8 @@ export interface SubscriberRequest {
   /** null returns to Herald's default. */
   maxConcurrency?: number | null;
   rateLimitPerSecond?: number | null;
+  /** Payload filter (Herald's docs/filters.md); null removes it. */
+  filter?: Record<string, unknown> | null;
 }
 
 export interface Subscriber {
@@ -24,6 +26,7 @@ export interface Subscriber {
   timeoutMs: number;
   maxConcurrency?: number;
   rateLimitPerSecond?: number;
+  filter?: Record<string, unknown>;
   hasSecret: boolean;
   createdBy: string;
   updatedBy?: string;

@@ -22,6 +22,8 @@ export interface DesiredSubscriber {
   /** null: not set on the resource, Herald's default applies. */
   maxConcurrency: number | null;
   rateLimitPerSecond: number | null;
+  /** null: no payload filter. */
+  filter: Record<string, unknown> | null;
 }
 
 export function desiredSubscriber(resource: WebhookSubscriberResource): DesiredSubscriber {
@@ -38,5 +40,6 @@ export function desiredSubscriber(resource: WebhookSubscriberResource): DesiredS
     timeoutMs: spec.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxConcurrency: spec.maxConcurrency ?? null,
     rateLimitPerSecond: spec.rateLimitPerSecond ?? null,
+    filter: spec.filter ?? null,
   };
 }

@@ -29,6 +29,18 @@ function sameEvents(a: readonly string[], b: readonly string[]): boolean {
   return left.length === right.length && left.every((value, index) => value === right[index]);
 }
 
+/**
+ * The same JSON value, whatever the key order: the API server may hand a CR's object fields back in
+ * another order than Herald stored them.
+ */
+export function sameJson(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null || Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === (b as unknown[]).length && a.every((item, index) => sameJson(item, (b as unknown[])[index]));
+  const keys = Object.keys(a);
+  return keys.length === Object.keys(b).length && keys.every((key) => Object.hasOwn(b, key) && sameJson((a as Record<string, unknown>)[key], (b as Record<string, unknown>)[key]));
+}
+
 /** Herald stores a URL as a URL parser writes it back (`https://Example.com:443` → `https://example.com/`). */
 function sameUrl(stored: string, desired: string): boolean {
   if (stored === desired) return true;
@@ -49,18 +61,20 @@ export function diffSubscriber(desired: DesiredSubscriber, actual: Subscriber): 
   if (actual.timeoutMs !== desired.timeoutMs) patch.timeoutMs = desired.timeoutMs;
   if ((actual.maxConcurrency ?? null) !== desired.maxConcurrency) patch.maxConcurrency = desired.maxConcurrency;
   if ((actual.rateLimitPerSecond ?? null) !== desired.rateLimitPerSecond) patch.rateLimitPerSecond = desired.rateLimitPerSecond;
+  if (!sameJson(actual.filter ?? null, desired.filter)) patch.filter = desired.filter;
   return patch;
 }
 
 export function planSync(input: PlanInput): SyncPlan {
   const { desired, secret, actual } = input;
   if (!actual) {
-    const { maxConcurrency, rateLimitPerSecond, ...fields } = desired;
+    const { maxConcurrency, rateLimitPerSecond, filter, ...fields } = desired;
     // Unset limits are left out: a new subscriber starts with Herald's defaults.
     const request: SubscriberRequest = {
       ...fields,
       ...(maxConcurrency !== null ? { maxConcurrency } : {}),
       ...(rateLimitPerSecond !== null ? { rateLimitPerSecond } : {}),
+      ...(filter !== null ? { filter } : {}),
     };
     if (secret.kind === 'found') request.secret = secret.value;
     return { action: 'create', request };

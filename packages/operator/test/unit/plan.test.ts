@@ -21,7 +21,7 @@ describe('desiredSubscriber', () => {
   it('fills defaults from namespace and name', () => {
     expect(desired).toEqual({
       id: 'shop.orders', displayName: 'shop/orders', targetUrl: 'https://example.com/hook', events: ['order.*'], enabled: true, timeoutMs: 2000,
-      maxConcurrency: null, rateLimitPerSecond: null,
+      maxConcurrency: null, rateLimitPerSecond: null, filter: null,
     });
   });
 });
@@ -40,7 +40,7 @@ describe('planSync', () => {
 
   it('creates a missing subscriber with its secret', () => {
     const plan = planSync({ ...base, secret: { kind: 'found', value: 's'.repeat(20), version: 'u/1' }, actual: undefined });
-    const { maxConcurrency: _unsetConcurrency, rateLimitPerSecond: _unsetRate, ...fields } = desired;
+    const { maxConcurrency: _unsetConcurrency, rateLimitPerSecond: _unsetRate, filter: _unsetFilter, ...fields } = desired;
     expect(plan).toEqual({ action: 'create', request: { ...fields, secret: 's'.repeat(20) } });
   });
 
@@ -74,6 +74,16 @@ describe('planSync', () => {
 describe('diffSubscriber', () => {
   it('is empty for an identical subscriber', () => {
     expect(diffSubscriber(desired, actual())).toEqual({});
+  });
+
+  it('sets, changes and removes the payload filter, ignoring key order; a new subscriber gets it', () => {
+    const filter = { 'data.amount': { $gte: 100, $lt: 500 }, type: 'order.created' };
+    const filtered = { ...desired, filter };
+    expect(diffSubscriber(filtered, actual())).toEqual({ filter });
+    expect(diffSubscriber(filtered, actual({ filter: { type: 'order.created', 'data.amount': { $lt: 500, $gte: 100 } } }))).toEqual({});
+    expect(diffSubscriber(filtered, actual({ filter: { 'data.amount': { $gte: 100 } } }))).toEqual({ filter });
+    expect(diffSubscriber(desired, actual({ filter }))).toEqual({ filter: null });
+    expect(planSync({ desired: filtered, operatorPrincipal: ours, pushedSecretVersion: undefined, adoptForeign: false, secret: { kind: 'none' }, actual: undefined })).toMatchObject({ action: 'create', request: { filter } });
   });
 
   it('sets, changes and clears the per-subscriber limits; a new subscriber gets only the ones set', () => {
