@@ -483,12 +483,18 @@ describe('idempotency', () => {
     expect(await collections.events.countDocuments({ orgId: org.orgId })).toBe(before);
   });
 
-  test('keys are scoped per caller: another principal with the same key publishes its own event', async () => {
+  test('keys belong to the organization: a retry under another principal (a rotated token) gets the original event', async () => {
     const input = { eventType: 'order.placed', aggregateId: 'o4', data: { total: 3 } };
-    const alice = await t.herald.events.publish({ ...org, actor: 'alice' }, input, { idempotencyKey: 'shared-key' });
-    const bob = await t.herald.events.publish({ ...org, actor: 'bob' }, input, { idempotencyKey: 'shared-key' });
-    expect(bob.created).toBe(true);
-    expect(bob.event.eventId).not.toBe(alice.event.eventId);
+    const before = await collections.events.countDocuments({ orgId: org.orgId });
+    const first = await t.herald.events.publish({ ...org, actor: 'token-old' }, input, { idempotencyKey: 'shared-key' });
+    const retry = await t.herald.events.publish({ ...org, actor: 'token-new' }, input, { idempotencyKey: 'shared-key' });
+    expect(first.created).toBe(true);
+    expect(retry.created).toBe(false);
+    expect(retry.event.eventId).toBe(first.event.eventId);
+    expect(await rowsOf(first.event.eventId)).toHaveLength(1);
+    expect(await collections.events.countDocuments({ orgId: org.orgId })).toBe(before + 1);
+    // Another principal of the same org sending another request under that key is a conflict.
+    await expect(t.herald.events.publish({ ...org, actor: 'someone-else' }, { ...input, data: { total: 4 } }, { idempotencyKey: 'shared-key' })).rejects.toMatchObject({ code: 'CONFLICT' });
   });
 });
 

@@ -54,7 +54,7 @@ describe('publish (extension)', () => {
     expect(first).toMatchObject({ eventType: 'apikey.generated', orgId: 'default', aggregateType: 'apikey', aggregateId: 'key-1' });
     expect(first.deliveries).toHaveLength(1);
     expect(first.deliveries[0]).toMatchObject({ subscriberId: 'keys-hook', status: 'PENDING' });
-    expect(response.headers.get('location')).toBe(`${t.host.url}${EVENTS}/${first.eventId}`);
+    expect(response.headers.get('location')).toBe(`${EVENTS}/${first.eventId}`);
     expect(response.text).not.toContain(SENSITIVE_VALUE);
   });
 
@@ -66,7 +66,7 @@ describe('publish (extension)', () => {
     );
     expect(again.status).toBe(200);
     expect(again.body.eventId).toBe(first.eventId);
-    expect(again.headers.get('location')).toBe(`${t.host.url}${EVENTS}/${first.eventId}`);
+    expect(again.headers.get('location')).toBe(`${EVENTS}/${first.eventId}`);
     expect(await t.database.db.collection('herald_delivery_queue').countDocuments({ eventId: first.eventId })).toBe(1);
   });
 
@@ -193,5 +193,21 @@ describe('publish: shapes of data', () => {
     });
     expect(huge.status).toBe(400);
     expect(huge.body.errors).toEqual([{ field: 'data.n', message: 'must be a finite number' }]);
+  });
+});
+
+// Last: the other describes count the events this host has recorded.
+describe('idempotency keys across tokens', () => {
+  it('the key belongs to the org: a retry with a rotated token → 200 with the original event, no second fan-out', async () => {
+    const body = { eventType: 'apikey.generated', aggregateId: 'key-rotated', data: { name: 'rotation' } };
+    const before = await t.createToken([SCOPES.eventPublish], { name: 'publisher-before-rotation' });
+    const after = await t.createToken([SCOPES.eventPublish], { name: 'publisher-after-rotation' });
+    const first = await t.api.post<WebhookEvent>(EVENTS, body, { token: before.token, headers: { 'idempotency-key': 'rotate-me' } });
+    const retry = await t.api.post<WebhookEvent>(EVENTS, body, { token: after.token, headers: { 'idempotency-key': 'rotate-me' } });
+    expect(first.status).toBe(201);
+    expect(retry.status).toBe(200);
+    expect(retry.body.eventId).toBe(first.body.eventId);
+    expect(await t.database.db.collection('herald_events').countDocuments({ aggregateId: 'key-rotated' })).toBe(1);
+    expect(await t.database.db.collection('herald_delivery_queue').countDocuments({ eventId: first.body.eventId })).toBe(1);
   });
 });

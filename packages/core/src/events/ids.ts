@@ -1,15 +1,20 @@
-// Event ids. With an idempotency key the id is derived from (org, caller, key), so a repeated
-// publish is a duplicate-key error on insert instead of a second event, and two callers' keys never
-// meet.
+// Event ids. With an idempotency key the id is derived from (org, namespace, key), so a repeated
+// publish is a duplicate-key error on insert instead of a second event. Keys belong to the
+// organization, as payment APIs scope them to the account: a client that rotates its token between
+// a publish and its retry still gets the original event. Herald's own operational events use a
+// namespace of their own, so no client key can ever meet one of theirs.
 import { createHash, randomUUID } from 'node:crypto';
 
 export function newEventId(): string {
   return randomUUID();
 }
 
-/** A UUID (version 8, "custom") from SHA-256 of org, caller and key; same inputs → same id. */
-export function idempotentEventId(orgId: string, idempotencyKey: string, caller = ''): string {
-  const hash = createHash('sha256').update(orgId).update('\0').update(caller).update('\0').update(idempotencyKey).digest();
+/** Whose keys an idempotent id belongs to: the org's clients, or Herald itself. */
+export type IdempotencyNamespace = 'client' | 'herald';
+
+/** A UUID (version 8, "custom") from SHA-256 of org, namespace and key; same inputs → same id. */
+export function idempotentEventId(orgId: string, idempotencyKey: string, namespace: IdempotencyNamespace = 'client'): string {
+  const hash = createHash('sha256').update(orgId).update('\0').update(namespace).update('\0').update(idempotencyKey).digest();
   hash[6] = (hash[6]! & 0x0f) | 0x80;
   hash[8] = (hash[8]! & 0x3f) | 0x80;
   const hex = hash.subarray(0, 16).toString('hex');

@@ -16,7 +16,7 @@ import { validateEventStatus, validatePageQuery } from '../validation/page.js';
 import { newEventDocument } from './event-document.js';
 import { completeFanOut, eventPayload, sealSensitive } from './fan-out.js';
 import { createPublishBatcher } from './publish-batch.js';
-import { idempotentEventId, newEventId, publishFingerprint } from './ids.js';
+import { idempotentEventId, newEventId, publishFingerprint, type IdempotencyNamespace } from './ids.js';
 import { toWebhookEvent, toWebhookEventDetail } from './mapping.js';
 import { splitSensitive } from './payload.js';
 import { validatePublishInput } from './publish-validation.js';
@@ -56,10 +56,10 @@ export function createEventService(context: CoreContext): InternalEventService {
   }
 
   /** A publish is a span; the event carries its traceparent so attempts join the trace. */
-  function record(scope: Scope, input: PublishEventInput, sensitiveNames: readonly string[], key: string | undefined): Promise<PublishResult> {
+  function record(scope: Scope, input: PublishEventInput, sensitiveNames: readonly string[], key: string | undefined, namespace: IdempotencyNamespace = 'client'): Promise<PublishResult> {
     return tracer().startActiveSpan('herald.publish', { kind: SpanKind.PRODUCER, attributes: { 'herald.org': scope.orgId, 'herald.event_type': input.eventType } }, async (span) => {
       try {
-        const result = await recordTraced(scope, input, sensitiveNames, key, traceparentOf(span));
+        const result = await recordTraced(scope, input, sensitiveNames, key, namespace, traceparentOf(span));
         span.setAttributes({ 'herald.event_id': result.event.eventId, 'herald.deliveries': result.event.deliveries.length, 'herald.created': result.created });
         return result;
       } catch (error) {
@@ -72,12 +72,12 @@ export function createEventService(context: CoreContext): InternalEventService {
     });
   }
 
-  async function recordTraced(scope: Scope, input: PublishEventInput, sensitiveNames: readonly string[], key: string | undefined, traceparent: string | undefined): Promise<PublishResult> {
+  async function recordTraced(scope: Scope, input: PublishEventInput, sensitiveNames: readonly string[], key: string | undefined, namespace: IdempotencyNamespace, traceparent: string | undefined): Promise<PublishResult> {
     const split = splitSensitive(input.data, sensitiveNames);
     const order = Object.keys(input.data);
     const hasSensitive = Object.keys(split.sensitiveValues).length > 0;
     const draft = newEventDocument({
-      eventId: key === undefined ? newEventId() : idempotentEventId(scope.orgId, key, scope.actor),
+      eventId: key === undefined ? newEventId() : idempotentEventId(scope.orgId, key, namespace),
       orgId: scope.orgId,
       input,
       split,
@@ -122,7 +122,7 @@ export function createEventService(context: CoreContext): InternalEventService {
 
     /** Herald's own events (events/operational.ts): the reserved family, data built by Herald. */
     publishOperational(orgId: string, eventType: string, aggregateId: string, data: Record<string, unknown>, idempotencyKey?: string) {
-      return record({ orgId, actor: 'herald' }, { eventType, aggregateId, data }, [], idempotencyKey);
+      return record({ orgId, actor: 'herald' }, { eventType, aggregateId, data }, [], idempotencyKey, 'herald');
     },
 
     async list(scope, query = {}) {

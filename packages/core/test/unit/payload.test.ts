@@ -59,6 +59,9 @@ describe('payload', () => {
     expect(idempotentEventId('o', 'k')).not.toBe(idempotentEventId('o2', 'k'));
     expect(idempotentEventId('o', 'k')).not.toBe(idempotentEventId('o', 'k2'));
     expect(idempotentEventId('ab', 'c')).not.toBe(idempotentEventId('a', 'bc'));
+    // Herald's own operational events never share an id with a client's key.
+    expect(idempotentEventId('o', 'k', 'herald')).not.toBe(idempotentEventId('o', 'k', 'client'));
+    expect(idempotentEventId('o', 'k')).toBe(idempotentEventId('o', 'k', 'client'));
     expect(idempotentEventId('o', 'k')).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-8[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
   });
 });

@@ -65,7 +65,7 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> 
         summary: 'Publish an event (extension): fans out to every matching enabled subscriber',
         description:
           'A repeated Idempotency-Key with the same request answers 200 with the event first published under that key; ' +
-          'with a different request it answers 409. Keys are scoped to the caller (the token or JWT subject). ' +
+          'with a different request it answers 409. Keys are scoped to the organization: any token of the org names the same event. ' +
           'Sensitive values are not compared: they are never stored, not even hashed.',
         tags: TAGS,
         headers: PublishHeaders,
@@ -86,7 +86,7 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> 
           idempotencyKey ? { idempotencyKey } : undefined,
         ),
       );
-      return reply.code(created ? 201 : 200).header('location', resourceLocation(request, options, 'webhook-events', event.eventId)).send(event);
+      return reply.code(created ? 201 : 200).header('location', resourceLocation(options, 'webhook-events', event.eventId)).send(event);
     },
   );
 
