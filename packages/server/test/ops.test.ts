@@ -108,7 +108,7 @@ describe('OpenAPI', () => {
       paths: Record<string, Record<string, { responses: Responses }>>;
     };
     const subscribers = document.paths['/api/v0.9/webhook-subscribers']!;
-    // A URI reference: just the path when no public URL is configured and Host is not a plain host[:port].
+    // A URI reference: just the path when no public URL is configured.
     expect(subscribers.post!.responses['201']!.headers!.Location!.schema).toEqual({ type: 'string', format: 'uri-reference' });
     expect(Object.keys(subscribers.post!.responses)).toEqual(expect.arrayContaining(['201', '400', '409', '500']));
     const single = document.paths['/api/v0.9/webhook-subscribers/{subscriberId}']!;

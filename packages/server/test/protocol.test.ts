@@ -158,20 +158,30 @@ describe('Location without HERALD_PUBLIC_URL', () => {
     return response.headers.location as string | undefined;
   }
 
-  it.each([
-    ['herald.internal:8443', 'http://herald.internal:8443'],
-    ['127.0.0.1', 'http://127.0.0.1'],
-    ['[::1]:8080', 'http://[::1]:8080'],
-  ])('a plain Host %s gives an absolute Location', async (host, origin) => {
-    expect(await locationFor(host)).toBe(`${origin}${SUBSCRIBERS}/located-${created}`);
-  });
-
-  it.each(['evil.example.com:443/phish?', 'user@evil.example.com', 'evil.example.com:99999', 'a b', 'evil.example.com#'])(
-    'Host %j is not used: the Location is the path only',
+  it.each(['herald.internal:8443', '127.0.0.1', '[::1]:8080', 'evil.example', 'evil.example.com:443/phish?', 'user@evil.example.com', 'a b'])(
+    'Host %j is never used: the Location is the path only (a relative reference)',
     async (host) => {
       expect(await locationFor(host)).toBe(`${SUBSCRIBERS}/located-${created}`);
     },
   );
+});
+
+describe('Location with HERALD_PUBLIC_URL', () => {
+  it('is absolute from the configured URL, whatever the Host', async () => {
+    const configured = await startTestHost({ mode: 'api-only', overrides: { publicBaseUrl: 'https://herald.example/' } });
+    try {
+      const url = new URL(SUBSCRIBERS, configured.host.url);
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${configured.adminToken}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 'public-url', displayName: 'Public', targetUrl: 'https://example.com/p' }),
+      });
+      expect(response.status).toBe(201);
+      expect(response.headers.get('location')).toBe(`https://herald.example${SUBSCRIBERS}/public-url`);
+    } finally {
+      await configured.close();
+    }
+  });
 });
 
 describe('order of refusals', () => {

@@ -44,8 +44,8 @@ function withLocationHeader(schema: FastifySchema, status: number | undefined): 
             type: 'string',
             format: 'uri-reference',
             description:
-              'URL of the resource: absolute, from HERALD_PUBLIC_URL or else the request\'s Host; ' +
-              'just the path when HERALD_PUBLIC_URL is unset and Host is not a plain host[:port].',
+              'URL of the resource: absolute from HERALD_PUBLIC_URL when it is set, else the path alone ' +
+              '(a relative reference, resolved against the URL called); never built from the request\'s Host.',
           },
         },
       },

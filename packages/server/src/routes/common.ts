@@ -67,27 +67,12 @@ export function coreScope(request: FastifyRequest, orgId: string): { orgId: stri
 }
 
 /**
- * `Host` as RFC 3986 allows it in an http URL's authority, narrowed to what names a server: a DNS
- * name or IPv4 address (letters, digits, `-`, `_`, dots; at most 253 characters), or a bracketed
- * IPv6 address, then an optional port 0–65535. Anything else — paths, `?`, `@`, spaces — could
- * turn a Location built from it into a link to somewhere else.
+ * `Location` for a created resource: absolute from the configured public base URL, else the path
+ * alone. A relative reference (RFC 9110 §10.2.2) resolves against the URL the client called; the
+ * request's `Host` is the client's word, so a URL built from it could point anywhere.
  */
-const HOST_HEADER = /^(?:[A-Za-z0-9_](?:[A-Za-z0-9_.-]{0,251}[A-Za-z0-9_])?|\[[0-9A-Fa-f:.]{2,45}\])(?::(\d{1,5}))?$/;
-
-export function isValidHostHeader(host: string | undefined): host is string {
-  const match = host === undefined ? null : HOST_HEADER.exec(host);
-  return match !== null && (match[1] === undefined || Number(match[1]) <= 65_535);
-}
-
-/**
- * `Location` for a created resource: absolute from the configured public base URL, else from the
- * request's own origin when its Host header is a plain host[:port]; otherwise just the path (a
- * relative reference), never a URL built from an unvalidated header.
- */
-function locationUrl(request: FastifyRequest, publicBaseUrl: string | undefined, path: string): string {
-  if (publicBaseUrl) return `${publicBaseUrl.replace(/\/+$/, '')}${path}`;
-  const host = request.headers.host;
-  return isValidHostHeader(host) ? `${request.protocol}://${host}${path}` : path;
+function locationUrl(publicBaseUrl: string | undefined, path: string): string {
+  return publicBaseUrl ? `${publicBaseUrl.replace(/\/+$/, '')}${path}` : path;
 }
 
 /** Where a route plugin is mounted, as its options carry it. */
@@ -101,6 +86,6 @@ export interface Mount {
  * `Location` of a resource below the plugin's mount, given by its path segments. Every segment is
  * percent-encoded, so an id can never add a segment or a query to the URL.
  */
-export function resourceLocation(request: FastifyRequest, mount: Mount, ...segments: string[]): string {
-  return locationUrl(request, mount.publicBaseUrl, `${mount.basePath}/${segments.map(encodeURIComponent).join('/')}`);
+export function resourceLocation(mount: Mount, ...segments: string[]): string {
+  return locationUrl(mount.publicBaseUrl, `${mount.basePath}/${segments.map(encodeURIComponent).join('/')}`);
 }

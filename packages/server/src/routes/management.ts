@@ -110,7 +110,7 @@ export const managementRoutes: FastifyPluginAsyncTypebox<ManagementRouteOptions>
     },
     async (request, reply) => {
       const project = await projects.create(coreScope(request, orgId), request.body);
-      return reply.code(201).header('location', resourceLocation(request, options, 'orgs', orgId, 'projects', project.id)).send(project);
+      return reply.code(201).header('location', resourceLocation(options, 'orgs', orgId, 'projects', project.id)).send(project);
     },
   );
 

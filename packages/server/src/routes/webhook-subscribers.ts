@@ -48,7 +48,7 @@ export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOpti
     },
     async (request, reply) => {
       const created = await herald.subscribers.create(coreScope(request, orgId), request.body);
-      return reply.code(201).header('location', resourceLocation(request, options, 'webhook-subscribers', created.id)).send(created);
+      return reply.code(201).header('location', resourceLocation(options, 'webhook-subscribers', created.id)).send(created);
     },
   );
 
@@ -160,7 +160,7 @@ export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOpti
     async (request, reply) => {
       const { subscriberId } = request.params;
       const recovery = await herald.deliveries.recover(coreScope(request, orgId), subscriberId, request.body);
-      const location = resourceLocation(request, options, 'webhook-subscribers', subscriberId, 'recoveries', recovery.recoveryId);
+      const location = resourceLocation(options, 'webhook-subscribers', subscriberId, 'recoveries', recovery.recoveryId);
       return reply.code(202).header('location', location).send(recovery);
     },
   );
