@@ -60,6 +60,8 @@ export type {
   WebhookEventParams,
   WebhookEventType,
   WebhookEventTypeList,
+  WebhookFilterPreview,
+  WebhookFilterPreviewRequest,
   WebhookSubscriberCreateRequest,
   WebhookSubscriberDeliveryList,
   WebhookSubscriberDeliverySummary,

@@ -11,6 +11,8 @@ import type {
   WebhookEventDelivery,
   WebhookEventDetail,
   WebhookSubscriberCreateRequest,
+  WebhookFilterPreview,
+  WebhookFilterPreviewRequest,
   WebhookSubscriberDeliverySummary,
   WebhookSubscriberListItem,
   WebhookSubscriberResponse,
@@ -105,6 +107,8 @@ export interface SubscriberService {
   delete(scope: Scope, handle: string): Promise<void>;
   /** Newest attempt first (rows never attempted by creation time), at most 50. */
   deliveries(scope: Scope, handle: string): Promise<WebhookSubscriberDeliverySummary[]>;
+  /** Which of the org's most recent events a filter (and patterns) would have delivered; nothing is stored. */
+  previewFilter(scope: Scope, input: WebhookFilterPreviewRequest): Promise<WebhookFilterPreview>;
 }
 
 export interface EventCatalog {

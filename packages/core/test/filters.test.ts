@@ -108,3 +108,28 @@ describe('filter validation', () => {
     expect((await create('amount > 5') as ValidationError).errors[0]).toMatchObject({ field: 'filter', message: 'must be a JSON object' });
   });
 });
+
+describe('filter preview', () => {
+  const previewOrg: Scope = { orgId: 'org-filters-preview' };
+
+  test('lists the recent events newest first, each judged as fan-out would judge it, and stores nothing', async () => {
+    for (const [index, amount] of [5, 500, 50].entries()) {
+      await t.herald.events.publish(previewOrg, { eventType: index === 2 ? 'refund.issued' : 'payment.captured', aggregateId: `p${index}`, data: { amount, cardNumber: '4111' }, occurredAt: new Date(Date.UTC(2025, 0, 1 + index)).toISOString() } as never);
+    }
+    const preview = await t.herald.subscribers.previewFilter(previewOrg, { filter: { 'data.amount': { $gte: 10 } }, events: ['payment.*'] });
+    expect(preview.list.map((event) => [event.aggregateId, event.matches])).toEqual([['p2', false], ['p1', true], ['p0', false]]);
+    expect(preview.matching).toBe(1);
+    const anyType = await t.herald.subscribers.previewFilter(previewOrg, { filter: { 'data.amount': { $gte: 10 } } });
+    expect(anyType.list.map((event) => event.matches)).toEqual([true, true, false]);
+    expect((await t.herald.subscribers.list(previewOrg)).pagination.total).toBe(0);
+  });
+
+  test('refuses what a subscriber would refuse, with the same paths', async () => {
+    const error = await t.herald.subscribers.previewFilter(previewOrg, { filter: { 'data.cardNumber': { $exists: true } }, events: ['Bad'] }).catch((caught: unknown) => caught);
+    expect((error as ValidationError).errors.map((issue) => issue.field)).toEqual(['filter.data.cardNumber']);
+    const patterns = await t.herald.subscribers.previewFilter(previewOrg, { filter: {}, events: ['Bad'] }).catch((caught: unknown) => caught);
+    expect((patterns as ValidationError).errors.map((issue) => issue.field)).toEqual(['events[0]']);
+    const missing = await t.herald.subscribers.previewFilter(previewOrg, {} as never).catch((caught: unknown) => caught);
+    expect((missing as ValidationError).errors).toEqual([{ field: 'filter', message: 'is required' }]);
+  });
+});

@@ -267,3 +267,18 @@ describe('payload filter', () => {
     }
   });
 });
+
+describe('filter preview', () => {
+  it('200 with the recent events and whether each matches; 400 naming the path', async () => {
+    await t.api.post('/api/v0.9/webhook-events', { eventType: 'preview.seen', aggregateId: 'a1', data: { amount: 7 } });
+    const response = await t.api.post<{ list: Array<{ aggregateId: string; matches: boolean }>; matching: number }>(`${BASE}/filter-preview`, {
+      filter: { 'data.amount': { $lt: 10 } },
+      events: ['preview.*'],
+    });
+    expect(response.status).toBe(200);
+    expect(response.body.list[0]).toMatchObject({ aggregateId: 'a1', matches: true });
+    const bad = await t.api.post<ErrorBody>(`${BASE}/filter-preview`, { filter: { 'data.amount': { $lt: [1] } } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.errors?.map((issue) => issue.field)).toEqual(['filter.data.amount.$lt']);
+  });
+});

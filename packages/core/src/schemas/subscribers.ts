@@ -259,6 +259,45 @@ export const WebhookSubscriberDeliverySummary = Type.Object(
 export type WebhookSubscriberDeliverySummary = Static<typeof WebhookSubscriberDeliverySummary>;
 
 export const SUBSCRIBER_DELIVERIES_MAX = 50;
+/** Most recent events a filter preview is tried on. */
+export const FILTER_PREVIEW_MAX = 50;
+
+export const WebhookFilterPreviewRequest = Type.Object(
+  { filter: Filter, events: Type.Optional(Events) },
+  {
+    additionalProperties: false,
+    title: 'WebhookFilterPreviewRequest',
+    description: 'A payload filter (and optionally event-type patterns) to try on the most recent events of the organization; nothing is stored.',
+    examples: [{ filter: { 'data.amount': { $gte: 100 } }, events: ['order.*'] }],
+  },
+);
+export type WebhookFilterPreviewRequest = Static<typeof WebhookFilterPreviewRequest>;
+
+export const WebhookFilterPreview = Type.Object(
+  {
+    list: Type.Array(
+      Type.Object(
+        {
+          eventId: Type.String(),
+          eventType: Type.String(),
+          aggregateType: Type.String(),
+          aggregateId: Type.String(),
+          occurredAt: DateTime,
+          matches: Type.Boolean({ description: 'Whether a subscriber with this filter (and these patterns) would have received the event.' }),
+        },
+        { additionalProperties: false },
+      ),
+      { maxItems: FILTER_PREVIEW_MAX },
+    ),
+    matching: Type.Integer({ minimum: 0, description: 'How many of the listed events match.' }),
+  },
+  {
+    additionalProperties: false,
+    title: 'WebhookFilterPreview',
+    description: `The organization's most recent events (at most ${FILTER_PREVIEW_MAX}, newest first), each with whether the filter matches it. Filters see only public data.`,
+  },
+);
+export type WebhookFilterPreview = Static<typeof WebhookFilterPreview>;
 
 export const WebhookSubscriberDeliveryList = Type.Object(
   { list: Type.Array(WebhookSubscriberDeliverySummary, { maxItems: SUBSCRIBER_DELIVERIES_MAX }) },

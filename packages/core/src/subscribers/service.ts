@@ -12,6 +12,7 @@ import { indexedKeys, newSubscriberDocument, patchedSubscriberDocument, type Cha
 import { principalsOf, SYSTEM_ACTOR, toListItem, toResponse } from './mapping.js';
 import { findByHandle, forgetHandle, rememberHandle } from './handle-index.js';
 import { KeyedLock } from './keyed-lock.js';
+import { previewFilter } from './filter-preview.js';
 import { bumpSubscribersRevision } from './directory.js';
 import { addToBuckets, removeFromBuckets } from './match-index.js';
 import { isPossibleHandle, validateSubscriberCreate, validateSubscriberUpdate } from './validation.js';
@@ -201,6 +202,10 @@ export function createSubscriberService(context: CoreContext): SubscriberService
         .limit(100)
         .toArray();
       return expired.map((document) => document.handle);
+    },
+
+    previewFilter(scope, input) {
+      return previewFilter(context, scope.orgId, input, sensitiveFields());
     },
 
     async deliveries(scope, handle) {

@@ -123,6 +123,23 @@ export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOpti
     },
   );
 
+  // Reads the org's recent events, so it takes the event-read scope, not a subscriber scope.
+  app.post(
+    '/webhook-subscribers/filter-preview',
+    {
+      config: { scope: SCOPES.eventRead },
+      schema: {
+        operationId: 'previewWebhookSubscriberFilter',
+        summary: 'Try a payload filter on the most recent events (nothing is stored)',
+        tags: TAGS,
+        querystring: NoQuery,
+        body: schemas.WebhookFilterPreviewRequest,
+        response: { 200: schemas.WebhookFilterPreview, ...bodyErrorResponses() },
+      },
+    },
+    async (request) => herald.subscribers.previewFilter(coreScope(request, orgId), request.body),
+  );
+
   app.get(
     '/webhook-subscribers/:subscriberId/deliveries',
     {
