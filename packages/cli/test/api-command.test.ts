@@ -417,6 +417,22 @@ describe('beyond the spec', () => {
   });
 });
 
+describe('--dry-run and secret fields', () => {
+  it('masks secret-named body fields at any depth unless --show-secrets; headers stay redacted either way', async () => {
+    const args = ['api', '/api/v0.9/webhook-subscribers', '-f', 'displayName=Billing', '-f', 'secret=whsec_dry_run_value', '-F', 'auth[apiKey]=key_dry_run_value', '--dry-run'];
+    const masked = await herald(args);
+    expect(masked.code).toBe(0);
+    expect(masked.text).toContain(`--data-binary '{"displayName":"Billing","secret":"***","auth":{"apiKey":"***"}}'`);
+    expect(masked.text).not.toMatch(/dry_run_value|${testToken}/);
+    const shown = await herald([...args, '--show-secrets']);
+    expect(shown.text).toContain('"secret":"whsec_dry_run_value"');
+    expect(shown.text).toContain('"apiKey":"key_dry_run_value"');
+    expect(shown.text).toContain("-H 'Authorization: Bearer ***'");
+    expect(shown.text).not.toContain(testToken);
+    expect(cli.server.requests).toHaveLength(0);
+  });
+});
+
 describe('checked before anything is sent', () => {
   it('an invalid --jq filter is a usage error before the request, even for DELETE', async () => {
     const run = await herald(['api', '-X', 'DELETE', '/orgs/{org}', '--jq', '.list[] | ']);
@@ -453,6 +469,19 @@ describe('checked before anything is sent', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/^herald: invalid header "/);
     expect(run.stderr).not.toContain('unexpected error');
+    expect(cli.server.requests).toHaveLength(0);
+  });
+
+  it.each([
+    ['Authorization', 'Bearer hrd_leak_me_0123456789\u0001'],
+    ['authorization', 'hrd_leak_me_0123456789\u0001'],
+    ['X-Api-Key', 'hrd_leak_me_0123456789\u0001'],
+    ['Cookie', 'session=hrd_leak_me_0123456789\n'],
+  ])('an invalid %s header names the problem without printing the credential', async (name, value) => {
+    const run = await herald(['api', '/orgs', '-H', `${name}: ${value}`]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(new RegExp(`^herald: invalid header "${name}: [^"]*\\*\\*\\*": control characters`));
+    expect(run.stderr + run.text).not.toContain('hrd_leak_me');
     expect(cli.server.requests).toHaveLength(0);
   });
 

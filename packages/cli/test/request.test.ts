@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RequestUrl } from '../src/api/endpoint.js';
-import { chooseMethod, parseHeaderArg, planRequest, redactHeader, renderCurl, shellQuote, type PlanInput } from '../src/api/request.js';
+import { chooseMethod, parseHeaderArg, planRequest, redactHeader, redactSecretFields, renderCurl, shellQuote, type PlanInput } from '../src/api/request.js';
 
 const input: PlanInput = {
   url: new RequestUrl('https://h.example', '/api/v1/orgs'),
@@ -68,6 +68,21 @@ describe('headers and redaction', () => {
     expect(redactHeader(['authorization', 'Bearer abc'], [])).toStrictEqual(['authorization', 'Bearer ***']);
     expect(redactHeader(['Authorization', 'abc'], [])).toStrictEqual(['Authorization', '***']);
     expect(redactHeader(['X-Echo', 'has tok_secret inside'], ['tok_secret'])).toStrictEqual(['X-Echo', 'has *** inside']);
+  });
+});
+
+describe('credentials in messages and dry runs', () => {
+  it('an invalid credential header is described with its value masked', () => {
+    expect(() => parseHeaderArg('Authorization: Bearer tok_abc\u0001')).toThrow('invalid header "Authorization: Bearer ***": control characters');
+    expect(() => parseHeaderArg('x-api-key: tok_abc\u0001')).toThrow('invalid header "x-api-key: ***"');
+    expect(redactHeader(['Cookie', 'a=tok_abc'], [])).toStrictEqual(['Cookie', '***']);
+  });
+
+  it('masks secret-named fields at any depth, keeps the rest, and keeps "__proto__" as data', () => {
+    const body = JSON.parse('{"name":"n","secret":"s1","nested":[{"apiKey":"k","ok":1}],"__proto__":{"password":"p"}}') as unknown;
+    const redacted = redactSecretFields(body);
+    expect(JSON.stringify(redacted)).toBe('{"name":"n","secret":"***","nested":[{"apiKey":"***","ok":1}],"__proto__":{"password":"***"}}');
+    expect(Object.getPrototypeOf(redacted)).toBe(Object.prototype);
   });
 });
 

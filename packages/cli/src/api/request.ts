@@ -46,9 +46,11 @@ export function headerValueProblem(value: string): string | undefined {
 
 /** `Name: value` → [Name, value]; anything Node would refuse to send is a usage error here. */
 export function parseHeaderArg(arg: string): Header {
-  const invalid = (reason: string) => usageError('MALFORMED_HEADER', `invalid header ${JSON.stringify(arg)}: ${reason}`);
   const colon = arg.indexOf(':');
   const name = colon === -1 ? '' : arg.slice(0, colon).trim();
+  // The message shows the argument as --verbose would: a credential's value never appears.
+  const shown = colon === -1 ? arg : redactHeader([arg.slice(0, colon).trim(), arg.slice(colon + 1).trim()], []).join(': ');
+  const invalid = (reason: string) => usageError('MALFORMED_HEADER', `invalid header ${JSON.stringify(shown)}: ${reason}`);
   if (!name || /\s/.test(name)) throw invalid('expected "Name: value"');
   if (controlCharacter.test(arg)) throw invalid('control characters are not allowed in a header');
   const badNameCharacter = [...name].find((character) => !tokenCharacter.test(character));
@@ -100,13 +102,32 @@ export function planRequest(input: PlanInput): RequestPlan {
 
 const redactedMark = '***';
 
-/** Hides credentials: Authorization values keep only their scheme; any known secret is masked anywhere. */
+/** Headers whose values are credentials whatever they hold. */
+const credentialHeaders = new Set(['authorization', 'proxy-authorization', 'cookie', 'set-cookie', 'x-api-key', 'api-key', 'x-auth-token']);
+
+/** Hides credentials: an authorization value keeps only its scheme; any known secret is masked anywhere. */
 export function redactHeader([name, value]: Header, secrets: readonly string[]): Header {
-  if (name.toLowerCase() === 'authorization' || name.toLowerCase() === 'proxy-authorization') {
-    const scheme = /^(\S+)\s+\S/.exec(value)?.[1];
+  const lower = name.trim().toLowerCase();
+  if (lower === 'authorization' || lower === 'proxy-authorization') {
+    const scheme = /^\s*([A-Za-z][\w.+-]*)\s+\S/.exec(value)?.[1];
     return [name, scheme ? `${scheme} ${redactedMark}` : redactedMark];
   }
+  if (credentialHeaders.has(lower)) return [name, redactedMark];
   return [name, redactText(value, secrets)];
+}
+
+/** Body fields whose values --dry-run masks unless --show-secrets: the names credentials go by. */
+const secretFieldName = /secret|token|password|passphrase|api[_-]?key|credential/i;
+
+/** A JSON value with every secret-named field's value replaced by the mark, at any depth. */
+export function redactSecretFields(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(redactSecretFields);
+  if (value === null || typeof value !== 'object') return value;
+  const result: Record<string, unknown> = {};
+  for (const [key, inner] of Object.entries(value)) {
+    Object.defineProperty(result, key, { value: secretFieldName.test(key) ? redactedMark : redactSecretFields(inner), enumerable: true, writable: true, configurable: true });
+  }
+  return result;
 }
 
 export function redactText(text: string, secrets: readonly string[]): string {
@@ -123,8 +144,11 @@ export function shellQuote(text: string): string {
   return `'${text.replace(/'/g, `'\\''`)}'`;
 }
 
-/** --dry-run: the request as a curl command, credentials redacted. */
-export function renderCurl(plan: RequestPlan, secrets: readonly string[]): string {
+/**
+ * --dry-run: the request as a curl command, credentials redacted: headers always, secret-named
+ * fields of a body built from -f/-F unless `showSecretFields` (--show-secrets).
+ */
+export function renderCurl(plan: RequestPlan, secrets: readonly string[], showSecretFields = false): string {
   const parts = ['curl', '-X', plan.method, shellQuote(redactText(plan.url.href, secrets))];
   for (const header of plan.headers) {
     const [name, value] = redactHeader(header, secrets);
@@ -134,7 +158,9 @@ export function renderCurl(plan: RequestPlan, secrets: readonly string[]): strin
     if (plan.body.origin.kind === 'file') {
       parts.push('--data-binary', shellQuote(`@${plan.body.origin.path}`));
     } else {
-      parts.push('--data-binary', shellQuote(redactText(Buffer.from(plan.body.bytes).toString('utf8'), secrets)));
+      const text = Buffer.from(plan.body.bytes).toString('utf8');
+      const shown = showSecretFields ? text : JSON.stringify(redactSecretFields(JSON.parse(text)));
+      parts.push('--data-binary', shellQuote(redactText(shown, secrets)));
     }
   }
   return parts.join(' ');

@@ -28,7 +28,8 @@ const flags: readonly FlagSpec[] = [
   { name: 'jq', short: 'q', kind: 'string', valueName: 'expression', description: 'Filter the JSON response with jq (strings print raw); checked before the request' },
   { name: 'silent', kind: 'boolean', description: 'Do not print the response body' },
   { name: 'verbose', kind: 'boolean', description: 'Print request and response headers on stderr (token redacted)' },
-  { name: 'dry-run', kind: 'boolean', description: 'Print the request as a curl command (token redacted) and send nothing' },
+  { name: 'dry-run', kind: 'boolean', description: 'Print the request as a curl command (credentials and secret-named fields redacted) and send nothing' },
+  { name: 'show-secrets', kind: 'boolean', description: 'With --dry-run: show secret-named body fields (-f secret=…) as given; headers stay redacted' },
   helpFlag,
 ];
 
@@ -203,7 +204,7 @@ export async function runApiCommand(argv: readonly string[]): Promise<number> {
 
   const { plan, secrets } = await prepareRequest(args, endpoint);
   if (booleanFlag(args, 'dry-run')) {
-    await writeOut(`${renderCurl(plan, secrets)}\n`);
+    await writeOut(`${renderCurl(plan, secrets, booleanFlag(args, 'show-secrets'))}\n`);
     return ExitCode.ok;
   }
   return sendAndPrint(plan, secrets, {
