@@ -4,6 +4,7 @@ import type {
   EventDelivery,
   EventStatus,
   EventType,
+  FilterPreview,
   HostInfo,
   Me,
   Page,
@@ -40,6 +41,8 @@ export function endpoints(client: ApiClient) {
     getSubscriber: (id: string) => client.request<Subscriber>('GET', subscriberPath(id)),
     createSubscriber: (input: SubscriberInput) => client.request<Subscriber>('POST', `${WEBHOOKS}/webhook-subscribers`, input),
     updateSubscriber: (id: string, changes: SubscriberInput) => client.request<Subscriber>('PUT', subscriberPath(id), changes),
+    previewFilter: (filter: Record<string, unknown>, events: string[]) =>
+      client.request<FilterPreview>('POST', `${WEBHOOKS}/webhook-subscribers/filter-preview`, { filter, events }),
     deleteSubscriber: (id: string) => client.request<void>('DELETE', subscriberPath(id)),
     subscriberDeliveries: (id: string) => client.request<{ list: SubscriberDelivery[] }>('GET', `${subscriberPath(id)}/deliveries`),
     recoverDeliveries: (id: string, request: RecoveryRequest) => client.request<Recovery>('POST', `${subscriberPath(id)}/recover`, request),

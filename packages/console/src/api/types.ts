@@ -55,6 +55,8 @@ export interface Subscriber {
   enabled: boolean;
   events: string[];
   timeoutMs: number;
+  /** The payload filter, when set. */
+  filter?: Record<string, unknown>;
   hasSecret: boolean;
   health?: SubscriberHealth;
   createdBy: string;
@@ -72,6 +74,22 @@ export interface SubscriberInput {
   events?: string[];
   enabled?: boolean;
   timeoutMs?: number;
+  /** null removes the filter; a string is sent only for the API to refuse with its field message. */
+  filter?: Record<string, unknown> | string | null;
+}
+
+export interface FilterPreviewItem {
+  eventId: string;
+  eventType: string;
+  aggregateType: string;
+  aggregateId: string;
+  occurredAt: string;
+  matches: boolean;
+}
+
+export interface FilterPreview {
+  list: FilterPreviewItem[];
+  matching: number;
 }
 
 export type EventStatus = 'PENDING' | 'DISPATCHED' | 'ALL_DELIVERED' | 'FAILED';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Subscriber } from '../../src/api/types';
-import { changedFields, createBody, EMPTY_FORM, formFieldOf, parsePatterns, valuesOf } from '../../src/screens/subscribers/subscriber-form-model';
+import { changedFields, createBody, EMPTY_FORM, formFieldOf, parseFilterText, parsePatterns, valuesOf } from '../../src/screens/subscribers/subscriber-form-model';
 
 const stored: Subscriber = {
   id: 'billing',
@@ -51,5 +51,26 @@ describe('subscriber form', () => {
     expect(formFieldOf('events.2')).toBe('events');
     expect(formFieldOf('targetUrl')).toBe('targetUrl');
     expect(formFieldOf('body')).toBeUndefined();
+  });
+});
+
+describe('subscriber form: payload filter', () => {
+  const filter = { 'data.amount': { $gte: 100 } };
+  it('shows a stored filter as JSON text, and sends it only when it changed; empty text removes it', () => {
+    const values = valuesOf({ ...stored, filter });
+    expect(JSON.parse(values.filter)).toEqual(filter);
+    expect(changedFields({ ...stored, filter }, values)).toEqual({});
+    expect(changedFields({ ...stored, filter }, { ...values, filter: '' })).toEqual({ filter: null });
+    expect(changedFields(stored, { ...valuesOf(stored), filter: '{"type": "order.created"}' })).toEqual({ filter: { type: 'order.created' } });
+    expect(changedFields(stored, valuesOf(stored))).toEqual({});
+  });
+  it('parses the text; what is not a JSON object is reported, and sent as text only for the API to refuse', () => {
+    expect(parseFilterText('  ')).toEqual({ kind: 'none' });
+    expect(parseFilterText('{"a": 1}')).toEqual({ kind: 'filter', filter: { a: 1 } });
+    expect(parseFilterText('[1]')).toMatchObject({ kind: 'invalid' });
+    expect(parseFilterText('{"a":')).toMatchObject({ kind: 'invalid', message: expect.stringMatching(/^Not valid JSON/) as unknown });
+    expect(createBody({ ...EMPTY_FORM, displayName: 'x', targetUrl: 'https://x', filter: '{"a":' }).filter).toBe('{"a":');
+    expect(createBody({ ...EMPTY_FORM, displayName: 'x', targetUrl: 'https://x' })).not.toHaveProperty('filter');
+    expect(formFieldOf('filter.data.amount.$gt')).toBe('filter');
   });
 });

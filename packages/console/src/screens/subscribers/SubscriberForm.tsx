@@ -9,6 +9,7 @@ import { ErrorNotice } from '../../ui/ErrorNotice';
 import { Field } from '../../ui/Field';
 import { PageHeading } from '../../ui/PageHeading';
 import { useAction } from '../../ui/use-action';
+import { FilterEditor } from './FilterEditor';
 import { changedFields, createBody, EMPTY_FORM, formFieldOf, valuesOf, type FormValues } from './subscriber-form-model';
 
 export function SubscriberForm({ id }: { id?: string }) {
@@ -121,6 +122,7 @@ export function SubscriberForm({ id }: { id?: string }) {
           <Field id="field-timeoutMs" label="Time-out (ms)" hint="100 to 30000; 5000 when left empty." error={errors.timeoutMs}>
             {(describedBy, invalid) => <input {...input('timeoutMs')} inputMode="numeric" autoComplete="off" aria-describedby={describedBy} aria-invalid={invalid} />}
           </Field>
+          <FilterEditor value={values.filter} events={values.events} error={errors.filter} onInput={(text) => set('filter', text)} />
           <div class="field checkbox">
             <input id="field-enabled" name="enabled" type="checkbox" checked={values.enabled} onChange={(event) => set('enabled', event.currentTarget.checked)} />
             <label for="field-enabled">Enabled: receives deliveries</label>

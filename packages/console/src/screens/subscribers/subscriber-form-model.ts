@@ -10,9 +10,11 @@ export interface FormValues {
   events: string;
   enabled: boolean;
   timeoutMs: string;
+  /** The payload filter as JSON text; empty = none. */
+  filter: string;
 }
 
-export const EMPTY_FORM: FormValues = { id: '', displayName: '', targetUrl: '', secret: '', events: '', enabled: true, timeoutMs: '' };
+export const EMPTY_FORM: FormValues = { id: '', displayName: '', targetUrl: '', secret: '', events: '', enabled: true, timeoutMs: '', filter: '' };
 
 export function valuesOf(subscriber: Subscriber): FormValues {
   return {
@@ -23,7 +25,29 @@ export function valuesOf(subscriber: Subscriber): FormValues {
     events: subscriber.events.join(', '),
     enabled: subscriber.enabled,
     timeoutMs: String(subscriber.timeoutMs),
+    filter: subscriber.filter === undefined ? '' : JSON.stringify(subscriber.filter, null, 2),
   };
+}
+
+export type ParsedFilter = { kind: 'none' } | { kind: 'filter'; filter: Record<string, unknown> } | { kind: 'invalid'; message: string };
+
+/** The filter text: empty is no filter; anything but a JSON object is reported, not sent as such. */
+export function parseFilterText(text: string): ParsedFilter {
+  if (!text.trim()) return { kind: 'none' };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (error) {
+    return { kind: 'invalid', message: `Not valid JSON: ${(error as Error).message}` };
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { kind: 'invalid', message: 'Must be a JSON object, e.g. {"data.amount": {"$gte": 100}}' };
+  return { kind: 'filter', filter: parsed as Record<string, unknown> };
+}
+
+/** The body's `filter`: the object, or the raw text for the API to refuse with its own field message. */
+function filterOf(text: string): Record<string, unknown> | string | undefined {
+  const parsed = parseFilterText(text);
+  return parsed.kind === 'filter' ? parsed.filter : parsed.kind === 'invalid' ? text : undefined;
 }
 
 /** Patterns separated by commas, spaces or new lines. */
@@ -50,6 +74,8 @@ export function createBody(values: FormValues): SubscriberInput {
   if (values.secret) body.secret = values.secret;
   const timeoutMs = timeoutOf(values.timeoutMs);
   if (timeoutMs !== undefined) body.timeoutMs = timeoutMs;
+  const filter = filterOf(values.filter);
+  if (filter !== undefined) body.filter = filter;
   return body;
 }
 
@@ -64,6 +90,8 @@ export function changedFields(original: Subscriber, values: FormValues): Subscri
   if (values.enabled !== original.enabled) changes.enabled = values.enabled;
   const timeoutMs = timeoutOf(values.timeoutMs);
   if (timeoutMs !== undefined && timeoutMs !== original.timeoutMs) changes.timeoutMs = timeoutMs;
+  const filter = filterOf(values.filter) ?? null;
+  if (JSON.stringify(filter) !== JSON.stringify(original.filter ?? null)) changes.filter = filter;
   return changes;
 }
 
