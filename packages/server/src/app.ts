@@ -10,6 +10,7 @@ import type { JwtVerifier } from './auth/jwt-verifier.js';
 import type { TokenStore } from './auth/token-store.js';
 import type { HostConfig } from './config/schema.js';
 import { consolePlugin } from './console/plugin.js';
+import { UnsupportedMediaTypeError } from './errors/api-errors.js';
 import { handleClientError } from './errors/client-error.js';
 import { frameworkErrorHandler, installErrorHandling, undeclaredMethodError } from './errors/error-handler.js';
 import type { HostMetrics, MetricSources } from './metrics/host-metrics.js';
@@ -25,6 +26,7 @@ import { webhookListenRoutes } from './routes/webhook-listen.js';
 import { listenInternalRoute } from './listen/internal-route.js';
 import { ListenerRegistry } from './listen/registry.js';
 import { webhookSubscriberRoutes } from './routes/webhook-subscribers.js';
+import { contentTypeCharset, hostFieldCount, isAcceptedCharset } from './routing/request-head.js';
 import { RouteTable } from './routing/route-table.js';
 import { typeboxValidatorCompiler } from './validation/validator-compiler.js';
 
@@ -85,6 +87,12 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
     // RFC 9112 §3.2: an HTTP/1.1 request without Host is answered 400.
     if (request.raw.httpVersion === '1.1' && request.headers.host === undefined) {
       throw ValidationError.single('host', 'header is required in HTTP/1.1');
+    }
+    // RFC 9112 §3.2: more than one Host field is answered 400 — two names for one request.
+    if (hostFieldCount(request.raw.rawHeaders) > 1) throw ValidationError.single('host', 'must be sent once');
+    const charset = contentTypeCharset(request.headers['content-type']);
+    if (!isAcceptedCharset(charset)) {
+      throw new UnsupportedMediaTypeError(`Request bodies must be UTF-8 JSON; charset=${JSON.stringify(charset)} is not accepted`);
     }
     const undeclared = undeclaredMethodError(routes, request);
     if (undeclared) throw undeclared;

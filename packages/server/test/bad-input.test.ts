@@ -75,6 +75,27 @@ describe('bodies', () => {
     expect(response.body).toMatchObject({ status: 'error', code: 'UNSUPPORTED_MEDIA_TYPE' });
   });
 
+  it.each(['application/json; charset=latin1', 'application/json; charset="ISO-8859-1"', 'application/json;charset=utf-16'])(
+    'content type %s → 415 UNSUPPORTED_MEDIA_TYPE naming the charset, nothing written',
+    async (contentType) => {
+      const rawBody = '{"id":"latin1-hook","displayName":"Caf\u00e9","targetUrl":"https://example.com/l"}';
+      const response = await t.api.request<ErrorBody>('POST', BASE, { rawBody, headers: { 'content-type': contentType } });
+      expect(response.status).toBe(415);
+      expect(response.body).toMatchObject({ status: 'error', code: 'UNSUPPORTED_MEDIA_TYPE', message: expect.stringMatching(/UTF-8.*charset=/) });
+      expect((await t.api.get(`${BASE}/latin1-hook`)).status).toBe(404);
+    },
+  );
+
+  it.each(['application/json; charset=utf-8', 'application/json; charset=UTF-8', 'application/json; charset="utf-8"'])('content type %s is accepted', async (contentType) => {
+    const id = `utf8-${Buffer.from(contentType).toString('hex').slice(-12)}`;
+    const rawBody = JSON.stringify({ id, displayName: 'Caf\u00e9', targetUrl: 'https://example.com/u8' });
+    const response = await t.api.request<{ displayName: string }>('POST', BASE, { rawBody, headers: { 'content-type': contentType } });
+    expect(response.status).toBe(201);
+    expect(response.body.displayName).toBe('Caf\u00e9');
+    // This file ends by checking that bad input wrote nothing: the accepted ones leave no trace.
+    expect((await t.api.request('DELETE', `${BASE}/${id}`)).status).toBe(204);
+  });
+
   it('a body over 1 MiB → 413 PAYLOAD_TOO_LARGE', async () => {
     const response = await t.api.request<ErrorBody>('POST', BASE, {
       json: { displayName: 'x'.repeat(1024 * 1024), targetUrl: 'https://example.com/big' },

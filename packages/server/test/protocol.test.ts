@@ -106,6 +106,13 @@ describe('errors Fastify raises before routing', () => {
     expect(body.errors).toEqual([{ field: 'host', message: 'header is required in HTTP/1.1' }]);
   });
 
+  it('two Host fields → 400 naming host, nothing read', async () => {
+    const answer = parseRaw(await raw(`GET ${SUBSCRIBERS} HTTP/1.1\r\nHost: a.example\r\nHost: b.example\r\nAuthorization: Bearer ${t.adminToken}\r\n\r\n`));
+    expect(answer.status).toBe(400);
+    const body = expectErrorShape(answer.body, 'MISSING_REQUIRED_PARAMETER');
+    expect(body.errors).toEqual([{ field: 'host', message: 'must be sent once' }]);
+  });
+
   it('HTTP/1.0 needs no Host', async () => {
     const answer = parseRaw(await raw(`GET ${SUBSCRIBERS}/known HTTP/1.0\r\nAuthorization: Bearer ${t.adminToken}\r\n\r\n`));
     expect(answer.status).toBe(200);

@@ -1,5 +1,5 @@
 // The errors the server adds to core's typed errors (ValidationError, NotFoundError, ConflictError,
-// ForbiddenError): 401 and 405. Mapped to HTTP in errors/error-reply.ts like the others.
+// ForbiddenError): 401, 405 and 415. Mapped to HTTP in errors/error-reply.ts like the others.
 import { HeraldError } from '@herald/core';
 
 /** Missing, malformed, unknown, revoked or expired credentials → 401 + `WWW-Authenticate: Bearer`. */
@@ -15,5 +15,12 @@ export class MethodNotAllowedError extends HeraldError {
   constructor(method: string, allowed: readonly string[]) {
     super('METHOD_NOT_ALLOWED', `Method ${method} is not allowed here; allowed: ${allowed.join(', ')}`);
     this.allowed = allowed;
+  }
+}
+
+/** A body in a media type or charset the API does not read → 415. */
+export class UnsupportedMediaTypeError extends HeraldError {
+  constructor(message: string) {
+    super('UNSUPPORTED_MEDIA_TYPE', message);
   }
 }
