@@ -4,7 +4,7 @@ SHELL := bash
 .DEFAULT_GOAL := help
 NPM_STAMP := node_modules/.package-lock.json
 
-.PHONY: help deps tools tools-kube tools-schemathesis tools-chromium tools-memory-mongo tools-actionlint build typecheck lint test bench up e2e-kind clean
+.PHONY: help deps tools tools-kube tools-schemathesis tools-chromium tools-memory-mongo tools-actionlint tools-image build typecheck lint test bench up e2e-kind clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -30,6 +30,9 @@ tools-chromium: ## install Debian's chromium (apt, when /usr/bin/chromium is mis
 tools-actionlint: ## build actionlint (Go module proxy) into the tools cache; the suite lints .github/workflows with it
 	bash scripts/tools/actionlint.sh >/dev/null
 
+tools-image: deps ## build deploy/Dockerfile on a local Debian + Node 24 base (apt installs docker.io and debootstrap, starts dockerd when none runs)
+	bash scripts/tools/herald-image.sh >/dev/null
+
 tools-memory-mongo: ## build memory-mongo (mongo-java-server; apt installs the JDK and Maven when missing) for the MongoDB-path test run
 	bash scripts/tools/memory-mongo.sh >/dev/null
 
@@ -42,7 +45,7 @@ typecheck: deps ## type-check sources and tests
 lint: deps ## eslint
 	npm run lint
 
-test: deps tools tools-kube tools-schemathesis tools-chromium tools-memory-mongo tools-actionlint ## run the whole test suite (builds first), then core's and the server's again on memory-mongo
+test: deps tools tools-kube tools-schemathesis tools-chromium tools-memory-mongo tools-actionlint tools-image ## run the whole test suite (builds first), then core's and the server's again on memory-mongo
 	npm test
 	bash scripts/test-memory-mongo.sh
 
