@@ -29,6 +29,10 @@ describe('checkTargetUrl', () => {
     ['http://example.com:80/x?y=1', 'http://example.com/x?y=1'],
     ['http://[::1]:8080/', 'http://[::1]:8080/'],
     ['http://xn--bcher-kva.example/', 'http://xn--bcher-kva.example/'],
+    ['https://bücher.example/x', 'https://xn--bcher-kva.example/x'],
+    ['https://BÜCHER.example./x', 'https://xn--bcher-kva.example/x'],
+    ['https://example.com./x', 'https://example.com/x'],
+    ['http://1.2.3.4./', 'http://1.2.3.4/'],
     ['http://example.com/a%20b', 'http://example.com/a%20b'],
     ['http://example.com?x', 'http://example.com/?x'],
   ])('%s → %s', (raw, url) => {
@@ -54,6 +58,9 @@ describe('checkTargetUrl', () => {
     ['http://example.com/x#y', 'must not have a fragment (#…)'],
     ['http://example.com/\ud800', 'must be well-formed Unicode (no unpaired surrogates)'],
     ['http://[::1/', 'must be an absolute URL with a valid host and port'],
+    ['https://example.com../x', 'must not have an empty label in its host (a..b)'],
+    ['https://a..b/x', 'must not have an empty label in its host (a..b)'],
+    ['https://.example.com/x', 'must not have an empty label in its host (a..b)'],
   ])('%j is refused: %s', (raw, message) => {
     expect(checkTargetUrl(raw)).toEqual({ ok: false, message });
   });

@@ -35,7 +35,7 @@ afterAll(async () => {
 });
 
 describe('create', () => {
-  it('201 with the full resource, an absolute Location and no secret', async () => {
+  it('201 with the full resource, a Location and no secret', async () => {
     const response = await t.api.post<Subscriber>(BASE, {
       id: 'orders-hook',
       displayName: 'Orders',
@@ -280,5 +280,19 @@ describe('filter preview', () => {
     const bad = await t.api.post<ErrorBody>(`${BASE}/filter-preview`, { filter: { 'data.amount': { $lt: [1] } } });
     expect(bad.status).toBe(400);
     expect(bad.body.errors?.map((issue) => issue.field)).toEqual(['filter.data.amount.$lt']);
+  });
+});
+
+describe('target URL spellings', () => {
+  it('an internationalized host is stored in punycode and one trailing dot is dropped; empty labels → 400', async () => {
+    const created = await t.api.post<{ targetUrl: string }>(BASE, { id: 'idn-host', displayName: 'IDN', targetUrl: 'https://bücher.example./hooks' });
+    expect(created.status).toBe(201);
+    expect(created.body.targetUrl).toBe('https://xn--bcher-kva.example/hooks');
+    expect((await t.api.request('DELETE', `${BASE}/idn-host`)).status).toBe(204);
+    for (const targetUrl of ['https://example.com../x', 'https://a..b/x']) {
+      const refused = await t.api.post<{ code: string; errors: Array<{ field: string; message: string }> }>(BASE, { displayName: 'Dots', targetUrl });
+      expect(refused.status, targetUrl).toBe(400);
+      expect(refused.body.errors).toEqual([{ field: 'targetUrl', message: 'must not have an empty label in its host (a..b)' }]);
+    }
   });
 });

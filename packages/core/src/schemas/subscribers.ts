@@ -27,11 +27,14 @@ const Handle = Type.String({
 });
 const DisplayName = Type.String({ minLength: 1, maxLength: SUBSCRIBER_LIMITS.displayNameMax });
 const TargetUrl = Type.String({
-  format: 'uri',
+  // An IRI, so internationalized host names are accepted; they are stored in their ASCII (punycode) form.
+  format: 'iri',
   maxLength: SUBSCRIBER_LIMITS.targetUrlMax,
   description:
     'Absolute `http://` or `https://` URL with a host, at most 2048 characters: no user info, no fragment, not port 0. ' +
-    'Stored as WHATWG URL serializes it (e.g. `HTTPS://Example.com:443` → `https://example.com/`).',
+    'Stored as WHATWG URL serializes it (e.g. `HTTPS://Example.com:443` → `https://example.com/`), an internationalized host in ' +
+    'punycode (`https://bücher.example/` → `https://xn--bcher-kva.example/`), one trailing dot of the host dropped ' +
+    '(`https://example.com./` → `https://example.com/`); a host with an empty label (`a..b`, `example.com..`) is refused.',
 });
 const Events = Type.Array(Type.String({ pattern: EVENT_PATTERN_PATTERN, maxLength: SUBSCRIBER_LIMITS.eventPatternMax }), {
   maxItems: SUBSCRIBER_LIMITS.eventsMax,

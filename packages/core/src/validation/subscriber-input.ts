@@ -21,8 +21,8 @@ function hasSpaceOrControl(text: string): boolean {
 
 /**
  * Checks a target URL and returns it as WHATWG URL serializes it (lowercase scheme and host,
- * default port dropped, `/` path when empty, dot segments resolved), so equal URLs are stored
- * equally. Refused: anything but absolute `http://` or `https://` with a host; user info, even an
+ * internationalized hosts in punycode, default port dropped, `/` path when empty, dot segments
+ * resolved) with the host's trailing dot dropped, so equal URLs are stored equally. Refused: anything but absolute `http://` or `https://` with a host; user info, even an
  * empty `:@` that the parser would silently drop (credentials belong in the secret, not in URLs
  * that end up in logs); port 0, which nothing listens on; a fragment, which is never sent.
  */
@@ -45,6 +45,10 @@ export function checkTargetUrl(raw: string): TargetUrlCheck {
     return refuse('must be an absolute URL with a valid host and port');
   }
   if (url.hostname === '') return refuse('must name a host');
+  // `example.com.` is the same host as `example.com` (the root label made explicit): one spelling
+  // is stored. Any other empty label (`a..b`, `.a`, `a..`) names no host at all.
+  if (url.hostname.endsWith('.')) url.hostname = url.hostname.slice(0, -1);
+  if (url.hostname.split('.').some((label) => label === '')) return refuse('must not have an empty label in its host (a..b)');
   if (url.port === '0') return refuse('must not use port 0');
   if (url.href.length > SUBSCRIBER_LIMITS.targetUrlMax) return refuse(`must be at most ${SUBSCRIBER_LIMITS.targetUrlMax} characters`);
   return { ok: true, url: url.href };
