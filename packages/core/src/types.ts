@@ -19,6 +19,9 @@ import type {
   WebhookSubscriberUpdateRequest,
 } from './schemas/index.js';
 
+import type { ErasedEvent } from './events/erase.js';
+export type { ErasedEvent } from './events/erase.js';
+
 /** Every call names its org and, when it writes, its actor (principal id for createdBy/updatedBy). */
 export interface Scope {
   orgId: string;
@@ -129,6 +132,11 @@ export interface EventService {
   get(scope: Scope, eventId: string): Promise<WebhookEventDetail>;
   /** Every row back to PENDING (due now), the event back to DISPATCHED. */
   redeliver(scope: Scope, eventId: string): Promise<WebhookEventDetail>;
+  /**
+   * Erases the event, its rows and their attempts now. ConflictError while rows are still to be
+   * sent, unless `force` (which removes them too); NotFoundError when nothing of it is left.
+   */
+  erase(scope: Scope, eventId: string, options?: { force?: boolean }): Promise<ErasedEvent>;
 }
 
 export interface DeliveryService {

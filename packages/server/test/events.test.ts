@@ -211,3 +211,18 @@ describe('idempotency keys across tokens', () => {
     expect(await t.database.db.collection('herald_delivery_queue').countDocuments({ eventId: first.body.eventId })).toBe(1);
   });
 });
+
+describe('DELETE /webhook-events/{id} (erasure)', () => {
+  it('409 while deliveries are pending, 204 with force=true, then 404; an unknown query parameter is a 400', async () => {
+    await t.api.post('/api/v0.9/webhook-subscribers', { id: 'erase-hook', displayName: 'E', targetUrl: 'http://127.0.0.1:9/never', events: ['erase.*'] });
+    const published = await t.api.post<{ eventId: string }>('/api/v0.9/webhook-events', { eventType: 'erase.me', aggregateId: 'x', data: { email: 'a@b.c' } });
+    const path = `/api/v0.9/webhook-events/${published.body.eventId}`;
+    const conflict = await t.api.delete<{ code: string; message: string }>(path);
+    expect(conflict.status).toBe(409);
+    expect(conflict.body.message).toContain('force=true');
+    expect((await t.api.delete(`${path}?force=yes`)).status).toBe(400);
+    expect((await t.api.delete(`${path}?force=true`)).status).toBe(204);
+    expect((await t.api.get(path)).status).toBe(404);
+    expect((await t.api.delete(`${path}?force=true`)).status).toBe(404);
+  });
+});

@@ -15,6 +15,7 @@ import type { EventService, PublishResult, Scope } from '../types.js';
 import { validateEventStatus, validatePageQuery } from '../validation/page.js';
 import { newEventDocument } from './event-document.js';
 import { completeFanOut, eventPayload, sealSensitive } from './fan-out.js';
+import { eraseEvent } from './erase.js';
 import { createPublishBatcher } from './publish-batch.js';
 import { idempotentEventId, newEventId, publishFingerprint, type IdempotencyNamespace } from './ids.js';
 import { toWebhookEvent, toWebhookEventDetail } from './mapping.js';
@@ -149,6 +150,10 @@ export function createEventService(context: CoreContext): InternalEventService {
       await completeFanOut(context, event);
       await requeueRows(context, { eventId });
       return detail(scope, eventId);
+    },
+
+    erase(scope, eventId, options) {
+      return eraseEvent(context, scope, eventId, options);
     },
   };
 }

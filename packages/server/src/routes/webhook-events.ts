@@ -5,7 +5,7 @@ import { Type } from 'typebox';
 import { SCOPES } from '../auth/scopes.js';
 import { contextFromTraceparent, NotFoundError, schemas } from '@herald/core';
 import { context } from '@opentelemetry/api';
-import { bodyErrorResponses, coreScope, errorResponses, NoQuery, resourceLocation } from './common.js';
+import { bodyErrorResponses, coreScope, errorResponses, NoContent, NoQuery, resourceLocation } from './common.js';
 import type { WebhookRouteOptions } from './webhook-subscribers.js';
 
 const TAGS = ['webhook-events'];
@@ -87,6 +87,31 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> 
         ),
       );
       return reply.code(created ? 201 : 200).header('location', resourceLocation(options, 'webhook-events', event.eventId)).send(event);
+    },
+  );
+
+  app.delete(
+    '/webhook-events/:eventId',
+    {
+      config: { scope: SCOPES.deliveryManage },
+      schema: {
+        operationId: 'eraseWebhookEvent',
+        summary: 'Erase an event now, with its delivery rows and attempts (right to erasure; extension)',
+        description:
+          'Answers 409 while deliveries of the event are still to be sent; `force=true` removes those too (they are never sent). ' +
+          'An attempt already on the wire finishes; its outcome, if written after the erase, is removed by erasing again.',
+        tags: TAGS,
+        params: EventParams,
+        querystring: Type.Object(
+          { force: Type.Optional(Type.Boolean({ description: 'Also remove deliveries not yet sent. Default false.' })) },
+          { additionalProperties: false },
+        ),
+        response: { 204: NoContent, ...errorResponses(404, 409) },
+      },
+    },
+    async (request, reply) => {
+      await herald.events.erase(coreScope(request, orgId), request.params.eventId, { force: request.query.force === true });
+      return reply.code(204).send(null);
     },
   );
 
