@@ -67,7 +67,9 @@ const FASTIFY_ERRORS: Record<string, { statusCode: number; code: string; message
 const GENERIC_4XX: Record<number, { code: string; message: string }> = {
   400: { code: 'MISSING_REQUIRED_PARAMETER', message: 'Malformed request' },
   404: { code: 'ORG_NOT_FOUND', message: 'Resource not found' },
+  403: { code: 'FORBIDDEN', message: 'Forbidden' },
   405: { code: 'METHOD_NOT_ALLOWED', message: 'Method not allowed' },
+  410: { code: 'GONE', message: 'Gone' },
   413: { code: 'PAYLOAD_TOO_LARGE', message: 'Request body is larger than 1 MiB' },
   415: { code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Request bodies must be JSON (Content-Type: application/json)' },
 };
@@ -121,11 +123,10 @@ export function toErrorReply(error: unknown, requestId: string): ErrorReply {
   const statusCode = typeof candidate.statusCode === 'number' ? candidate.statusCode : 500;
   const generic = GENERIC_4XX[statusCode];
   if (statusCode >= 400 && statusCode < 500) {
-    return {
-      statusCode,
-      headers: {},
-      body: { status: 'error', code: generic?.code ?? 'BAD_REQUEST', message: generic?.message ?? 'Bad request' },
-    };
+    // Every answer is one the error catalog lists (docs/server.md): a client error of a status it
+    // does not list (a plugin's 416, say) is answered as the malformed request it is.
+    if (!generic) return { statusCode: 400, headers: {}, body: { status: 'error', ...GENERIC_4XX[400]! } };
+    return { statusCode, headers: {}, body: { status: 'error', code: generic.code, message: generic.message } };
   }
   return {
     statusCode: 500,

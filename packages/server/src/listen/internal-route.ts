@@ -18,7 +18,8 @@ export const listenInternalRoute: FastifyPluginAsync<{ registry: ListenerRegistr
 
   app.post<{ Params: { listenerId: string } }>(`${LISTEN_PATH}:listenerId`, { schema: { hide: true } }, async (request, reply) => {
     const listener = registry.get(request.params.listenerId);
-    if (!listener) return reply.code(410).send({ status: 'error', code: 'NOT_FOUND', message: 'this listener is closed' });
+    // 410, not 404: the engine treats Gone as terminal, so a closed listener's deliveries stop at once.
+    if (!listener) return reply.code(410).send({ status: 'error', code: 'GONE', message: 'this listener is closed' });
     const body = typeof request.body === 'string' ? request.body : '';
     try {
       verify(request.headers, body, listener.secret);
