@@ -8,7 +8,9 @@ export interface EngineConfig {
   concurrency: number;
   perSubscriberConcurrency: number;
   ssrfAllowList: readonly string[];
+  /** 0: settled events are kept forever (see retention.ts). */
   retentionMs: number;
+  retentionByEventType: Readonly<Record<string, number>>;
   pollIntervalMs: number;
   secretRotationOverlapMs: number;
   /** Lease = the subscriber's timeout + this margin; an attempt older than that is presumed dead. */
@@ -41,7 +43,10 @@ export function resolveConfig(options: DeliveryOptions): EngineConfig {
     concurrency: positive('concurrency', options.concurrency, 128),
     perSubscriberConcurrency: positive('perSubscriberConcurrency', options.perSubscriberConcurrency, 16),
     ssrfAllowList: options.ssrfAllowList ?? [],
-    retentionMs: positive('retentionMs', options.retentionMs, 30 * DAY),
+    retentionMs: nonNegative('delivery.retentionMs', options.retentionMs, 30 * DAY),
+    retentionByEventType: Object.fromEntries(
+      Object.entries(options.retentionByEventType ?? {}).map(([type, ms]) => [type, nonNegative(`delivery.retentionByEventType["${type}"]`, ms, 0)]),
+    ),
     pollIntervalMs: positive('pollIntervalMs', options.pollIntervalMs, 1_000),
     secretRotationOverlapMs: positive('secretRotationOverlapMs', options.secretRotationOverlapMs, DAY),
     leaseMarginMs: positive('leaseMarginMs', options.leaseMarginMs, 15_000),
@@ -53,6 +58,12 @@ export function resolveConfig(options: DeliveryOptions): EngineConfig {
     traceparentHeader: options.traceparentHeader ?? false,
     breaker: options.breaker === false ? null : resolveBreaker(options.breaker ?? {}),
   };
+}
+
+function nonNegative(name: string, value: number | undefined, fallback: number): number {
+  const resolved = value ?? fallback;
+  if (!Number.isFinite(resolved) || resolved < 0) throw new RangeError(`${name} must be a number ≥ 0 (0 keeps forever)`);
+  return resolved;
 }
 
 function resolveBreaker(options: Partial<BreakerPolicy>): BreakerPolicy {

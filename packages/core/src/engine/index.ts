@@ -34,8 +34,13 @@ export interface DeliveryOptions {
   perSubscriberConcurrency?: number;
   /** CIDRs exempt from the SSRF guard (e.g. ['127.0.0.0/8'] in the dev stack). */
   ssrfAllowList?: string[];
-  /** Retention of finished events and deliveries, ms. Default 30 days. */
+  /**
+   * How long a settled event (ALL_DELIVERED or FAILED) is kept with its rows and attempts, ms after
+   * it was created. Default 30 days; 0 keeps them forever. Unsettled events are never removed.
+   */
   retentionMs?: number;
+  /** Per event type, overriding `retentionMs` for that type (0 = forever), ms. */
+  retentionByEventType?: Record<string, number>;
   /** Polling interval for due rows created by other processes and due retries, ms. Default 1000. */
   pollIntervalMs?: number;
   /**

@@ -10,6 +10,7 @@
 // update that records the failed attempt, and the dispatcher's poll claims rows when they fall
 // due. One Agenda job per retry would be a second durable record of the same fact that, without
 // transactions, could disagree with the row.
+import { retentionGroups } from './retention.js';
 import { Agenda } from 'agenda';
 import { MongoBackend } from '@agendajs/mongo-backend';
 import type { Db } from 'mongodb';
@@ -83,13 +84,18 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
     return checked;
   };
   const retention = async (): Promise<number> => {
-    await store.purgeClaimsBefore(new Date(Date.now() - Math.min(config.retentionMs, 24 * 60 * 60 * 1000)));
+    // Claim markers outlive no attempt by a day, whatever the event retention (also when that is forever).
+    const day = 24 * 60 * 60 * 1000;
+    await store.purgeClaimsBefore(new Date(Date.now() - (config.retentionMs > 0 ? Math.min(config.retentionMs, day) : day)));
     let total = 0;
-    for (;;) {
-      const purged = await store.purgeFinishedBefore(new Date(Date.now() - config.retentionMs));
-      total += purged;
-      if (purged === 0) return total;
+    for (const group of retentionGroups(config, new Date())) {
+      for (;;) {
+        const purged = await store.purgeFinishedBefore(group.cutoff, undefined, group.match);
+        total += purged;
+        if (purged === 0) break;
+      }
     }
+    return total;
   };
 
   return {

@@ -6,6 +6,7 @@
 // attempts and nextAttemptAt we read) — so each row goes to exactly one claimer, which then owns it
 // under its lease token. Where updates are not atomic (FerretDB v1) a claimer first inserts one
 // claim document per row whose `_id` names that incarnation of the row; the unique `_id` decides.
+import type { RetentionGroup } from './retention.js';
 import type { AnyBulkWriteOperation, Collection, Db, MongoBulkWriteError } from 'mongodb';
 import { DeferredEventCounters } from '../deliveries/deferred-event-counters.js';
 import { applyEventDeltas, EventDeltas, recountEvents, rowDelta } from '../deliveries/event-counters.js';
@@ -378,9 +379,9 @@ export class DeliveryStore {
   }
 
   /** Deletes finished events older than the cutoff, with their rows and attempts. Children first: no orphans. */
-  async purgeFinishedBefore(cutoff: Date, limit = 1_000): Promise<number> {
+  async purgeFinishedBefore(cutoff: Date, limit = 1_000, match: RetentionGroup['match'] | Record<string, never> = {}): Promise<number> {
     const old = await this.read(() =>
-      this.collections.events.find({ status: { $in: ['ALL_DELIVERED', 'FAILED'] }, createdAt: { $lt: cutoff } }, { projection: { _id: 1 } }).limit(limit).toArray(),
+      this.collections.events.find({ status: { $in: ['ALL_DELIVERED', 'FAILED'] }, createdAt: { $lt: cutoff }, ...match }, { projection: { _id: 1 } }).limit(limit).toArray(),
     );
     if (old.length === 0) return 0;
     const ids = old.map((event) => event._id);

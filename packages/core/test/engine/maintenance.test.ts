@@ -124,3 +124,31 @@ test('retention deletes finished events past the window with their rows, and not
   const rows = await findRows(store.collections, { eventId: { $in: ['old-done', 'old-running', 'new-done'] } });
   expect(rows.map((r) => r._id).sort()).toEqual(['new-done-row', 'old-running-row']);
 });
+
+test('retention per event type: an override has its own window, 0 keeps forever, unsettled events always stay', async () => {
+  const custom = createMaintenance({
+    db: database.db,
+    prefix: 'herald_',
+    owner: 'test-retention-types',
+    store,
+    config: resolveConfig({ retentionMs: 60_000, retentionByEventType: { 'keep.forever': 0, 'short.lived': 1_000 } }),
+    logger: silentLogger,
+    onRecovered: () => undefined,
+  });
+  const minutesAgo = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+  await store.collections.events.insertMany([
+    event('rt-default-old', { eventType: 'x.y', status: 'FAILED', createdAt: minutesAgo(2) }),
+    event('rt-default-new', { eventType: 'x.y', status: 'ALL_DELIVERED', createdAt: minutesAgo(0.5) }),
+    event('rt-forever-old', { eventType: 'keep.forever', status: 'ALL_DELIVERED', createdAt: minutesAgo(60 * 24 * 400) }),
+    event('rt-short', { eventType: 'short.lived', status: 'ALL_DELIVERED', createdAt: minutesAgo(0.5) }),
+    event('rt-short-open', { eventType: 'short.lived', status: 'DISPATCHED', createdAt: minutesAgo(0.5) }),
+  ]);
+  await store.collections.deliveries.insertOne(row('rt-short-row', 'rt-short', { eventType: 'short.lived', status: 'DELIVERED' }));
+  await store.collections.queue.insertOne(row('rt-short-open-row', 'rt-short-open', { eventType: 'short.lived', status: 'PENDING', nextAttemptAt: new Date(Date.now() + 3_600_000) }));
+  expect(await custom.retention()).toBe(2);
+  const ids = ['rt-default-old', 'rt-default-new', 'rt-forever-old', 'rt-short', 'rt-short-open'];
+  const remaining = await store.collections.events.find({ _id: { $in: ids } }).toArray();
+  expect(remaining.map((e) => e._id).sort()).toEqual(['rt-default-new', 'rt-forever-old', 'rt-short-open']);
+  const rows = await findRows(store.collections, { eventId: { $in: ids } });
+  expect(rows.map((r) => r._id)).toEqual(['rt-short-open-row']);
+});

@@ -1,0 +1,28 @@
+// Which settled events the retention job removes (pure): one group per retention window. Event
+// types with an override of their own form their own group; every other type follows the default.
+// A window of 0 keeps its events forever, so it yields no group.
+
+export interface RetentionPolicy {
+  /** Default window for settled events, ms; 0 = forever. */
+  retentionMs: number;
+  /** Windows per event type, ms; 0 = forever. */
+  retentionByEventType: Readonly<Record<string, number>>;
+}
+
+export interface RetentionGroup {
+  /** Added to the settled-events query: which event types this window covers. */
+  match: { eventType: string | { $nin: string[] } };
+  /** Settled events created before this are removed. */
+  cutoff: Date;
+}
+
+export function retentionGroups(policy: RetentionPolicy, now: Date): RetentionGroup[] {
+  const overridden = Object.keys(policy.retentionByEventType).sort();
+  const groups: RetentionGroup[] = [];
+  if (policy.retentionMs > 0) groups.push({ match: { eventType: { $nin: overridden } }, cutoff: new Date(now.getTime() - policy.retentionMs) });
+  for (const type of overridden) {
+    const window = policy.retentionByEventType[type]!;
+    if (window > 0) groups.push({ match: { eventType: type }, cutoff: new Date(now.getTime() - window) });
+  }
+  return groups;
+}
