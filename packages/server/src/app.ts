@@ -26,6 +26,7 @@ import { webhookListenRoutes } from './routes/webhook-listen.js';
 import { listenInternalRoute } from './listen/internal-route.js';
 import { ListenerRegistry } from './listen/registry.js';
 import { webhookSubscriberRoutes } from './routes/webhook-subscribers.js';
+import { parseJsonBody } from './routing/json-body.js';
 import { contentTypeCharset, hostFieldCount, isAcceptedCharset } from './routing/request-head.js';
 import { RouteTable } from './routing/route-table.js';
 import { typeboxValidatorCompiler } from './validation/validator-compiler.js';
@@ -77,6 +78,14 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
   app.setValidatorCompiler(typeboxValidatorCompiler);
   // JSON only: without this, text/plain bodies would be parsed and fail validation instead of 415.
   app.removeContentTypeParser('text/plain');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    try {
+      done(null, parseJsonBody(body as string));
+    } catch (error) {
+      done(error as Error, undefined);
+    }
+  });
   installErrorHandling(app);
   app.addHook('onRoute', (route) => {
     routes.add(route.method, route.url);

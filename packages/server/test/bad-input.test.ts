@@ -57,12 +57,22 @@ describe('bodies', () => {
     }
   });
 
-  it('__proto__ keys are refused, not merged', async () => {
-    const response = await t.api.request<ErrorBody>('POST', BASE, {
-      rawBody: '{"displayName":"x","targetUrl":"https://example.com/p","__proto__":{"admin":true}}',
+  it.each([
+    ['{"displayName":"x","targetUrl":"https://example.com/p","__proto__":{"admin":true}}', 'body.__proto__'],
+    ['{"displayName":"x","targetUrl":"https://example.com/p","events":[{"constructor":{"prototype":{"a":1}}}]}', 'body.events[0].constructor.prototype'],
+  ])('a prototype key is refused, not merged, with its path and the reason: %s', async (rawBody, field) => {
+    const response = await t.api.request<ErrorBody>('POST', BASE, { rawBody, headers: { 'content-type': 'application/json' } });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: 'MISSING_REQUIRED_PARAMETER', errors: [{ field, message: expect.stringMatching(/could alter object prototypes/) }] });
+    expect(({} as Record<string, unknown>).admin).toBeUndefined();
+  });
+
+  it('a key merely named "constructor" or "prototype" is data like any other', async () => {
+    const response = await t.api.request<ErrorBody>('POST', '/api/v0.9/webhook-events', {
+      rawBody: '{"eventType":"proto.test","aggregateId":"p1","data":{"constructor":"c","prototype":{"x":1}}}',
       headers: { 'content-type': 'application/json' },
     });
-    expect(response.status).toBe(400);
+    expect(response.status).toBe(201);
   });
 
   it.each([
