@@ -87,6 +87,17 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ env: { ...MONGO, HERALD_BREAKER: '0/1m' } })).toThrow(/HERALD_BREAKER/);
   });
 
+  it('retention: HERALD_RETENTION=0 keeps forever, under a minute is refused; per-type windows come from the file', () => {
+    expect(loadConfig({ env: { ...MONGO, HERALD_RETENTION: '0' } }).retentionMs).toBe(0);
+    expect(() => loadConfig({ env: { ...MONGO, HERALD_RETENTION: '30s' } })).toThrow(/HERALD_RETENTION/);
+    const dir = mkdtempSync(join(tmpdir(), 'herald-retention-'));
+    const file = join(dir, 'herald.json');
+    writeFileSync(file, JSON.stringify({ retentionByEventType: { 'audit.logged': 0, 'ping.sent': 86_400_000 } }));
+    expect(loadConfig({ env: MONGO, configFile: file }).retentionByEventType).toEqual({ 'audit.logged': 0, 'ping.sent': 86_400_000 });
+    writeFileSync(file, JSON.stringify({ retentionByEventType: { 'ping.sent': 1_000 } }));
+    expect(problemsOf(() => loadConfig({ env: MONGO, configFile: file })).join('\n')).toContain('retentionByEventType');
+  });
+
   it('a single HERALD_MASTER_KEY gets the id k1; HERALD_MASTER_KEY_CURRENT picks among several', () => {
     const k = key();
     expect(loadConfig({ env: { ...MONGO, HERALD_MASTER_KEY: k } }).masterKeys).toEqual({ current: 'k1', keys: { k1: k } });

@@ -59,7 +59,14 @@ export const HostConfig = Type.Object(
     ssrfAllowList: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
     retryScheduleMs: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }), { minItems: 1 })),
     maxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
-    retentionMs: Type.Optional(Type.Integer({ minimum: 60_000 })),
+    retentionMs: Type.Optional(
+      Type.Union([Type.Literal(0), Type.Integer({ minimum: 60_000 })], { description: 'How long settled events are kept, ms; 0 = forever.' }),
+    ),
+    retentionByEventType: Type.Optional(
+      Type.Record(Type.String({ minLength: 1 }), Type.Union([Type.Literal(0), Type.Integer({ minimum: 60_000 })]), {
+        description: 'Per event type, overriding retentionMs (ms; 0 = forever).',
+      }),
+    ),
     leaseMarginMs: Type.Optional(
       Type.Integer({ minimum: 1_000, maximum: 600_000, description: "Lease = the subscriber's timeout + this; a crashed worker's rows are sent again after it." }),
     ),
