@@ -73,6 +73,8 @@ describe('metrics', () => {
     expect(text).toContain('herald_engine_running 1');
     expect(text).toMatch(/herald_deliveries_in_flight \d+/);
     expect(text).toMatch(/herald_delivery_attempts_total\{outcome="failed"\} \d+/);
+    expect(text).toContain('# TYPE herald_retention_pruned_events_total counter');
+    expect(text).toMatch(/herald_retention_pruned_events_total \d+/);
     expect(text).toMatch(/herald_deliveries\{status="PENDING"\} \d+/);
     expect(text).toMatch(/herald_delivery_queue_depth \d+/);
     expect(text).toMatch(/herald_delivery_queue_oldest_due_age_seconds [\d.]+/);

@@ -112,6 +112,8 @@ export interface EngineMetrics {
   bySubscriber: SubscriberFigures[];
   /** Publish to end of first attempt, this process. */
   firstAttemptLatency: LatencyHistogram;
+  /** Settled events removed by retention runs of this process (absent: no engine jobs here). */
+  prunedEvents?: number;
 }
 
 export interface DeliveryEngine extends FastPath {
@@ -237,6 +239,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
         retried: totals.retried + live.retried,
         bySubscriber: stats.bySubscriber(),
         firstAttemptLatency: stats.firstAttemptLatency(),
+        prunedEvents: maintenance.pruned,
       };
     },
   };

@@ -60,6 +60,8 @@ export interface Maintenance {
   recoverLeases(): Promise<number>;
   reconcileEvents(): Promise<number>;
   retention(): Promise<number>;
+  /** Settled events the retention job removed in this process, with their rows and attempts. */
+  readonly pruned: number;
 }
 
 export function createMaintenance(deps: MaintenanceDeps): Maintenance {
@@ -83,6 +85,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
     reconcileCursor = cursor;
     return checked;
   };
+  let pruned = 0;
   const retention = async (): Promise<number> => {
     // Claim markers outlive no attempt by a day, whatever the event retention (also when that is forever).
     const day = 24 * 60 * 60 * 1000;
@@ -95,6 +98,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
         if (purged === 0) break;
       }
     }
+    pruned += total;
     return total;
   };
 
@@ -102,6 +106,9 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
     recoverLeases,
     reconcileEvents,
     retention,
+    get pruned() {
+      return pruned;
+    },
     async start() {
       const backend = new MongoBackend({ mongo: deps.db, collection: `${deps.prefix}jobs` });
       agenda = new Agenda({ backend, name: deps.owner, processEvery: config.jobPollIntervalMs, defaultLockLifetime: DEFAULT_LOCK_MS });

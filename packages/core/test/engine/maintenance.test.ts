@@ -146,6 +146,7 @@ test('retention per event type: an override has its own window, 0 keeps forever,
   await store.collections.deliveries.insertOne(row('rt-short-row', 'rt-short', { eventType: 'short.lived', status: 'DELIVERED' }));
   await store.collections.queue.insertOne(row('rt-short-open-row', 'rt-short-open', { eventType: 'short.lived', status: 'PENDING', nextAttemptAt: new Date(Date.now() + 3_600_000) }));
   expect(await custom.retention()).toBe(2);
+  expect(custom.pruned).toBe(2);
   const ids = ['rt-default-old', 'rt-default-new', 'rt-forever-old', 'rt-short', 'rt-short-open'];
   const remaining = await store.collections.events.find({ _id: { $in: ids } }).toArray();
   expect(remaining.map((e) => e._id).sort()).toEqual(['rt-default-new', 'rt-forever-old', 'rt-short-open']);

@@ -12,6 +12,7 @@ export interface EngineFigures {
   retried: number;
   bySubscriber: Array<{ orgId: string; subscriber: string; delivered: number; failed: number; retried: number }>;
   firstAttemptLatency: { bounds: readonly number[]; cumulative: number[]; sum: number; count: number };
+  prunedEvents?: number;
 }
 
 export interface MetricSources {
@@ -67,6 +68,9 @@ export class HostMetrics {
           : [],
       ),
       this.attemptDuration,
+      new Sampled('herald_retention_pruned_events_total', 'Settled events (with their rows and attempts) removed by retention runs of this process.', 'counter', () =>
+        engineSample((e) => e.prunedEvents ?? 0),
+      ),
       new Sampled('herald_subscriber_attempts_total', 'Delivery attempts finished by this process per subscriber, by outcome (success rate = delivered / all).', 'counter', () =>
         (engine?.bySubscriber ?? []).flatMap(({ orgId, subscriber, delivered, failed, retried }) => [
           { labels: { org: orgId, subscriber, outcome: 'delivered' }, value: delivered },
