@@ -34,6 +34,6 @@ describe('transcript', () => {
       '>',
       '',
     ]);
-    expect(verboseResponse(response, [])).toBe('< HTTP/1.1 404 Not Found\n< Content-Type: application/json\n< set-cookie: a=1\n<\n');
+    expect(verboseResponse(response, [])).toBe('< HTTP/1.1 404 Not Found\n< Content-Type: application/json\n< set-cookie: ***\n<\n');
   });
 });
