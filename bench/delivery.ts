@@ -10,21 +10,18 @@
 // Writes .data/bench/delivery.json. Knobs: bench/README.md.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { MongoClient } from 'mongodb';
 import { Agent, request } from 'undici';
 import { createHerald, type Herald, type Scope } from '@herald/core';
-import { ferretDbBinary, freePort, type RunningFerretDb } from '../test/support/ferretdb.js';
+import { freePort, startFerretDb, type RunningFerretDb } from '../test/support/ferretdb.js';
 import { waitForPing } from '../test/support/ping.js';
 import { latencySummary, round } from './stats.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
-// FerretDB v1 (sqlite) scans the whole collection on every update (only `_id` finds are pushed
-// down), so the spec-sized run takes hours there; BENCH_QUICK sizes a run to finish in minutes.
+// BENCH_QUICK sizes a run to finish in a few minutes.
 const num = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
 const EVENTS = num('BENCH_EVENTS', QUICK ? 200 : 1_000);
 const SUBSCRIBERS = num('BENCH_SUBSCRIBERS', 10);
@@ -39,34 +36,6 @@ const PUBLISH_COST_EVENTS = num('BENCH_PUBLISH_COST_EVENTS', 100);
 const ENGINE_CONCURRENCY = num('BENCH_ENGINE_CONCURRENCY', 128);
 const PUBLISH_CONCURRENCY = num('BENCH_PUBLISH_CONCURRENCY', 4);
 const scope = { orgId: 'bench', actor: 'bench' };
-
-/**
- * FerretDB as test/support/ferretdb.ts starts it; BENCH_SQLITE_PARAMS appends SQLite connection
- * parameters to its --sqlite-url (e.g. '?_txlock=immediate') for experiments.
- */
-async function startBenchFerretDb(): Promise<RunningFerretDb> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-ferretdb-'));
-  const port = await freePort();
-  const params = process.env.BENCH_SQLITE_PARAMS ?? '';
-  const child = spawn(
-    ferretDbBinary(),
-    [
-      '--handler=sqlite', `--sqlite-url=file:${dataDir}/${params}`, `--state-dir=${dataDir}`, `--listen-addr=127.0.0.1:${port}`, '--telemetry=disable', '--log-level=error',
-      `--debug-addr=${process.env.BENCH_FERRETDB_DEBUG_ADDR ?? '-'}`,
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  const uri = `mongodb://127.0.0.1:${port}/`;
-  await waitForPing(uri, child, 15_000);
-  return {
-    uri,
-    async stop() {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-      rmSync(dataDir, { recursive: true, force: true });
-    },
-  };
-}
 
 /** BENCH_STORE=memory-mongo: the engine's MongoDB path on scripts/tools/memory-mongo.sh's server. */
 const MEMORY_MONGO = process.env.BENCH_STORE === 'memory-mongo';
@@ -559,11 +528,11 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => pr
 
 async function main(): Promise<void> {
   let ferret: RunningFerretDb | undefined;
-  const uri = process.env.MONGODB_URI ?? (ferret = MEMORY_MONGO ? await startMemoryMongo() : await startBenchFerretDb()).uri;
+  const uri = process.env.MONGODB_URI ?? (ferret = MEMORY_MONGO ? await startMemoryMongo() : await startFerretDb()).uri;
   if (ferret) children.push(() => void ferret?.stop());
   const sink = await startSink();
   children.push(() => sink.process.kill('SIGTERM'));
-  const store = process.env.MONGODB_URI ? 'MONGODB_URI' : MEMORY_MONGO ? 'memory-mongo (in-memory, MongoDB path)' : 'FerretDB v1 (sqlite)';
+  const store = process.env.MONGODB_URI ? 'MONGODB_URI' : MEMORY_MONGO ? 'memory-mongo (in-memory, MongoDB path)' : 'FerretDB v1.24.2 (PostgreSQL 16 handler)';
   console.log(`Herald delivery benchmark — ${store}, ${SUBSCRIBERS} subscribers, node ${process.version} ${V8_OPTIONS.join(' ') || '(V8 defaults)'}${QUICK ? ', BENCH_QUICK' : ''}`);
   const dbName = `bench_${randomBytes(4).toString('hex')}`;
 

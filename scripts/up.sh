@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `make up`: Herald (API + delivery engine) on http://127.0.0.1:8080 in the foreground.
 # MongoDB: $MONGODB_URI if set, else a local mongod if on PATH (data in .data/mongo), else FerretDB
-# from .tools/bin (data in .data/ferretdb). Dev defaults: a generated master key kept in
+# v1.24.2 with its PostgreSQL handler over PostgreSQL from npm (test/support/ferretdb.ts; data in
+# .data/store, kept across restarts). Dev defaults: a generated master key kept in
 # .data/master-key (0600), an SSRF allow-list that lets deliveries reach loopback, and the event
 # catalog of scripts/dev-config.json.
 # Ctrl-C stops Herald (draining in-flight deliveries), then the database it started.
@@ -15,6 +16,9 @@ SERVER="$ROOT/packages/server/dist/bin/herald-server.js"
 CLI="$ROOT/packages/cli/dist/bin/herald.js"
 mkdir -p "$DATA"
 chmod 700 "$DATA"
+# As root, PostgreSQL runs as the `postgres` user, which must pass through .data to its cluster
+# (traverse only: the key and token files stay 0600).
+[[ "$(id -u)" != 0 ]] || chmod 711 "$DATA"
 
 say() { printf '\033[1m[up]\033[0m %s\n' "$*" >&2; }
 [[ -x "$NODE" ]] || { say "Node 24 missing: run 'make deps'"; exit 1; }
@@ -64,16 +68,20 @@ elif command -v mongod >/dev/null; then
   uri="mongodb://127.0.0.1:$port/"
   say "mongod on 127.0.0.1:$port (data in .data/mongo)"
 else
-  ferretdb="$ROOT/.tools/bin/ferretdb"
-  [[ -x "$ferretdb" ]] || ferretdb="$(bash scripts/tools/ferretdb.sh)"
-  port="$(free_port)"
-  mkdir -p "$DATA/ferretdb"
-  detach "$ferretdb" --handler=sqlite "--sqlite-url=file:$DATA/ferretdb/" "--listen-addr=127.0.0.1:$port" "--state-dir=$DATA/ferretdb" \
-    --telemetry=disable --log-level=error --debug-addr=- >"$DATA/ferretdb.log" 2>&1 &
+  [[ -x "$ROOT/.tools/bin/ferretdb" ]] || bash scripts/tools/ferretdb.sh >/dev/null
+  mkdir -p "$DATA/store"
+  rm -f "$DATA/store/uri"
+  # test/support/ferretdb.ts: PostgreSQL (npm's embedded-postgres binaries) + FerretDB in front.
+  detach "$NODE" "$ROOT/test/support/ferretdb.ts" "$DATA/store" >"$DATA/store/uri" 2>"$DATA/store.log" &
   db_pid=$!
-  wait_for_port "$port" FerretDB
-  uri="mongodb://127.0.0.1:$port/"
-  say "FerretDB on 127.0.0.1:$port (data in .data/ferretdb)"
+  for _ in $(seq 1 600); do
+    grep -q '^MONGODB_URI=' "$DATA/store/uri" 2>/dev/null && break
+    kill -0 "$db_pid" 2>/dev/null || { say "the store exited (see .data/store.log)"; tail -n 20 "$DATA/store.log" >&2; exit 1; }
+    sleep 0.1
+  done
+  uri="$(sed -n 's/^MONGODB_URI=//p' "$DATA/store/uri")"
+  [[ -n "$uri" ]] || { say "the store did not start within 60 s (see .data/store.log)"; exit 1; }
+  say "FerretDB (PostgreSQL handler) on ${uri#mongodb://} (data in .data/store)"
 fi
 
 if [[ -z "${HERALD_MASTER_KEY:-}" && -z "${HERALD_MASTER_KEYS:-}" ]]; then

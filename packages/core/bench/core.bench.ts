@@ -110,7 +110,7 @@ async function benchPublish(herald: Herald): Promise<void> {
   summary('publish, repeated idempotency key', idempotent);
 }
 
-// MONGODB_URI runs the benchmark against another server (e.g. scripts/ferretdb-postgres.sh).
+// MONGODB_URI runs the benchmark against another server; by default it starts FerretDB/PostgreSQL.
 const ferret = process.env.MONGODB_URI ? { uri: process.env.MONGODB_URI, stop: async () => {} } : await startFerretDb();
 const herald = await createHerald({
   mongo: { uri: ferret.uri, dbName: 'herald_bench' },
