@@ -108,7 +108,11 @@ export async function startFerretDb(options: { dataDir?: string; port?: number }
       ferretDbBinary(),
       [
         '--handler=postgresql',
-        `--postgresql-url=postgres://ferretdb:${password}@127.0.0.1:${pgPort}/ferretdb`,
+        // FerretDB holds one pooled connection per statement of a command until the command ends,
+        // so a command with more statements than the pool has connections never ends (measured:
+        // the reconciliation's recount of 200 events, 50 updates + their settle statements per
+        // command, hung for good at its default of 50). PostgreSQL allows 400 (max_connections).
+        `--postgresql-url=postgres://ferretdb:${password}@127.0.0.1:${pgPort}/ferretdb?pool_max_conns=300`,
         `--listen-addr=127.0.0.1:${port}`,
         // FerretDB writes a state.json into its state dir, the working directory by default.
         `--state-dir=${dataDir}`,

@@ -3,7 +3,7 @@
 // The proof is made on the wire: every query the publish sends to the subscribers and bucket
 // collections is captured (driver command monitoring); each must be an `_id` equality, which
 // MongoDB serves from the `_id` index (explain: IDHACK/EXPRESS) and FerretDB v1 pushes down to
-// SQLite (explain: filterPushdown: true, so non-matching documents are never decoded); and the
+// its backend (explain: filterPushdown: true, so non-matching documents are never decoded); and the
 // documents the server returns are counted: the 4 candidate buckets plus the 10 matching
 // subscribers — not 10,000. (FerretDB v1's SQLite still scans its table for an `_id` equality —
 // its plan says SCAN and the cost grows with the table — so on FerretDB the claim is "14 documents
@@ -131,7 +131,7 @@ test('a publish matching 10 of 10,000 subscribers reads only those 10 (and ≤ 4
   console.log(`publish to 10 of ${TOTAL} subscribers: ${publishMs.toFixed(1)} ms, ${reads.length} _id reads, ${documentsReturned} documents`);
 });
 
-test('the store serves each of those reads from its _id index, unlike one multikey query (explain)', async (context) => {
+test('the store serves each of those reads from its _id index (explain)', async (context) => {
   const db = client.db(dbName);
   context.skip(
     !(await storeHasCommand(db, { explain: { find: 'herald_subscribers', filter: { _id: '' } }, verbosity: 'queryPlanner' })),
@@ -147,13 +147,9 @@ test('the store serves each of those reads from its _id index, unlike one multik
     }
   }
 
-  // For contrast: the same match as one multikey query is not pushed down on FerretDB v1, i.e. it
-  // would decode all 10,000 documents.
+  // For contrast, the same match as one multikey query (timed only: FerretDB's PostgreSQL handler
+  // pushes it down too, its SQLite handler did not).
   const collections = collectionsFor(db, 'herald_');
-  const multikey = await collections.subscribers
-    .find({ orgId: ORG, enabled: true, matchKeys: { $in: ['invoice.paid', 'invoice.*', '*.paid', '*'] } })
-    .explain();
-  if ('filterPushdown' in multikey) expect(multikey.filterPushdown).toBe(false);
   const multikeyStartedAt = performance.now();
   const naive = await collections.subscribers
     .find({ orgId: ORG, enabled: true, matchKeys: { $in: ['invoice.paid', 'invoice.*', '*.paid', '*'] } })
