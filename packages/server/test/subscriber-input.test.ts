@@ -130,6 +130,17 @@ describe('ill-formed text', () => {
     expect(await storedCount()).toBe(before);
   });
 
+  it.each([
+    ['displayName', BASE, `{"displayName":"bad \\u0000 name","targetUrl":"https://example.com/s"}`],
+    ['description', '/api/v1/orgs/default/projects', `{"id":"nul-project","displayName":"N","description":"a\\u0000b"}`],
+  ])('a NUL character in %s → 400 naming it, nothing stored (PostgreSQL-backed stores cannot hold it)', async (field, path, body) => {
+    const before = await storedCount();
+    const response = await t.api.request<ErrorBody>('POST', path, json(body));
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toContainEqual({ field, message: 'must not contain NUL characters' });
+    expect(await storedCount()).toBe(before);
+  });
+
   it('a well-formed pair is fine', async () => {
     const response = await t.api.request<Subscriber>('POST', BASE, json(`{"id":"${nextId()}","displayName":"rocket \\ud83d\\ude80","targetUrl":"https://example.com/s"}`));
     expect(response.status).toBe(201);
