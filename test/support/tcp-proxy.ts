@@ -1,7 +1,8 @@
 // A loopback TCP proxy in front of the store. It can add a delay to every round trip, as a
 // networked MongoDB would (each chunk from the client is forwarded `delayMs` later, in order;
 // answers come back at once), and it can cut the network and restore it: an outage in which the
-// store keeps its data, on any store.
+// store keeps its data, on any store. It can also hold the store's answers back (the store takes
+// every command and answers none, as a stuck one does) and let them through later, in order.
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
 export interface TcpProxy {
@@ -10,6 +11,10 @@ export interface TcpProxy {
   /** Drops every open connection and refuses new ones until `restore`. */
   cut(): void;
   restore(): void;
+  /** Keeps every answer from the store back, on open and new connections, until `release`. */
+  hold(): void;
+  /** Lets the held answers through, in order, and every later one. */
+  release(): void;
   close(): Promise<void>;
 }
 
@@ -18,6 +23,8 @@ export async function startTcpProxy(targetUri: string, options: { delayMs?: numb
   const target = new URL(targetUri);
   const sockets = new Set<Socket>();
   let cut = false;
+  let held = false;
+  let heldAnswers: Array<() => void> = [];
   const server: Server = createServer((client) => {
     if (cut) {
       client.destroy();
@@ -35,7 +42,10 @@ export async function startTcpProxy(targetUri: string, options: { delayMs?: numb
       releaseAt = Math.max(Date.now() + delayMs, releaseAt);
       setTimeout(() => upstream.write(chunk), releaseAt - Date.now());
     });
-    upstream.on('data', (chunk) => client.write(chunk));
+    upstream.on('data', (chunk) => {
+      if (held) heldAnswers.push(() => client.write(chunk));
+      else client.write(chunk);
+    });
     const closeBoth = () => {
       client.destroy();
       upstream.destroy();
@@ -58,6 +68,15 @@ export async function startTcpProxy(targetUri: string, options: { delayMs?: numb
     },
     restore() {
       cut = false;
+    },
+    hold() {
+      held = true;
+    },
+    release() {
+      held = false;
+      const answers = heldAnswers;
+      heldAnswers = [];
+      for (const answer of answers) answer();
     },
     async close() {
       for (const socket of sockets) socket.destroy();

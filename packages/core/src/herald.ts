@@ -13,15 +13,23 @@ import { stepRecoveries } from './deliveries/recovery.js';
 import { silentLogger } from './logger.js';
 import { collectionsFor, DEFAULT_COLLECTION_PREFIX, type Collections } from './storage/collections.js';
 import { ConfigError } from './errors/index.js';
-import { clientTimeoutOptions } from './storage/availability.js';
+import { storeClientOptions } from './storage/availability.js';
 import { detectStoreCompat, type StoreCompat } from './storage/compat.js';
 import { ensureIndexes } from './storage/indexes.js';
+import { watchStore } from './storage/store-watch.js';
+import { reportStoreSilence } from './storage/silence-report.js';
 import { createSubscriberDirectory } from './subscribers/directory.js';
 import { createSubscriberService } from './subscribers/service.js';
 import type { Herald, HeraldOptions, MongoConnection } from './types.js';
 
-/** How long the readiness probe waits for the store. */
+/** How long the readiness probe waits for its own read. */
 export const HEALTH_PROBE_TIMEOUT_MS = 1_000;
+
+/**
+ * A probe read that has not answered in time still reads as up when the store answered another
+ * command this recently: the store is busy (a long cancellation, a burst of publishes), not stuck.
+ */
+export const HEALTH_BUSY_WINDOW_MS = 2_000;
 
 /** An event this old with fewer rows than it planned is not a publish in progress but an interrupted one. */
 export const PENDING_FAN_OUT_GRACE_MS = 30_000;
@@ -29,7 +37,7 @@ export const PENDING_FAN_OUT_GRACE_MS = 30_000;
 async function connect(mongo: MongoConnection): Promise<{ db: Db; ownedClient: MongoClient | undefined }> {
   if ('db' in mongo) return { db: mongo.db, ownedClient: undefined };
   if ('client' in mongo) return { db: mongo.client.db(mongo.dbName), ownedClient: undefined };
-  const client = new MongoClient(mongo.uri, clientTimeoutOptions(mongo.uri));
+  const client = new MongoClient(mongo.uri, storeClientOptions(mongo.uri));
   await client.connect();
   return { db: client.db(mongo.dbName), ownedClient: client };
 }
@@ -62,9 +70,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
 
   let compat: StoreCompat;
   try {
-    compat = await detectStoreCompat(db, options.storeCompat, (details) =>
-      logger.error(details, 'a store operation has not answered: FerretDB v1 may be deadlocked (run one engine per FerretDB; see docs/ARCHITECTURE.md "Store compatibility")'),
-    );
+    compat = await detectStoreCompat(db, options.storeCompat);
     await ensureIndexes(collections);
     await assertSecretsReadable(collections, secretBox.keyIds);
   } catch (error) {
@@ -114,6 +120,9 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   };
   const deliveryEngine: DeliveryEngine = (options.engineFactory ?? createDeliveryEngine)(deps);
 
+  const storeWatch = watchStore(db.client);
+  const silenceReport = reportStoreSilence(storeWatch, logger);
+
   let closed = false;
   return {
     subscribers: createSubscriberService(context),
@@ -131,17 +140,25 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       if (closed) return;
       closed = true;
       await deliveryEngine.stop();
+      silenceReport.stop();
+      storeWatch.stop();
       await ownedClient?.close();
     },
     async health() {
-      // A real read through the same path as every request (the lane, on FerretDB v1), bounded so
-      // a store that accepts connections but does not answer reads as down within a second.
-      const probe = compat.retry(() => collections.orgState.findOne({}, { projection: { _id: 1 } }), true).then(() => true, () => false);
+      // A read of its own, outside the serial lane (a busy lane is not a down store), bounded: a
+      // store that accepts connections but answers nothing reads as down within a second, one that
+      // answered other commands just now as busy and up.
+      const probe = collections.orgState.findOne({}, { projection: { _id: 1 } }).then(
+        () => 'up' as const,
+        () => 'down' as const,
+      );
       let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<boolean>((resolve) => { timer = setTimeout(() => resolve(false), HEALTH_PROBE_TIMEOUT_MS); });
-      const mongo = await Promise.race([probe, late]).finally(() => clearTimeout(timer));
+      const late = new Promise<'late'>((resolve) => { timer = setTimeout(() => resolve('late'), HEALTH_PROBE_TIMEOUT_MS); });
+      const outcome = await Promise.race([probe, late]).finally(() => clearTimeout(timer));
+      const mongo = outcome === 'up' || (outcome === 'late' && storeWatch.sinceLastAnswerMs() < HEALTH_BUSY_WINDOW_MS);
       return { mongo, engine: deliveryEngine.running ? 'running' : 'stopped' };
     },
+    storeSilentForMs: () => storeWatch.silentForMs(),
     metrics: () => deliveryEngine.metrics(),
   };
 }

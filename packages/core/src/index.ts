@@ -29,7 +29,7 @@ export {
   ValidationError,
   type FieldIssue,
 } from './errors/index.js';
-export { clientTimeoutOptions, isStoreUnavailable, StoreUnavailableError } from './storage/availability.js';
+export { clientTimeoutOptions, isStoreUnavailable, storeClientOptions, StoreUnavailableError } from './storage/availability.js';
 export { contextFromTraceparent } from './tracing.js';
 export { DELETED_USER, SYSTEM_ACTOR } from './subscribers/mapping.js';
 export { validateSubscriberCreate, validateSubscriberUpdate } from './subscribers/validation.js';

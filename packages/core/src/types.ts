@@ -166,6 +166,11 @@ export interface Herald {
   /** stop() and close the MongoClient if Herald opened it. */
   close(): Promise<void>;
   health(): Promise<HeraldHealth>;
+  /**
+   * How long the store has answered no command while some waited (0 when none waits, or when the
+   * client Herald was given was created without `monitorCommands`, which it needs to see them).
+   */
+  storeSilentForMs(): number;
   /** Counters and gauges of the delivery engine, for the host's /metrics. */
   metrics(): EngineMetrics;
 }

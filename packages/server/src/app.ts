@@ -29,6 +29,7 @@ import { webhookSubscriberRoutes } from './routes/webhook-subscribers.js';
 import { parseJsonBody } from './routing/json-body.js';
 import { contentTypeCharset, hostFieldCount, isAcceptedCharset } from './routing/request-head.js';
 import { RouteTable } from './routing/route-table.js';
+import { installStoreGuard, isExemptFromStoreGuard } from './routing/store-guard.js';
 import { typeboxValidatorCompiler } from './validation/validator-compiler.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -87,6 +88,7 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
     }
   });
   installErrorHandling(app);
+  installStoreGuard(app, { silentForMs: () => deps.herald.storeSilentForMs(), exempt: isExemptFromStoreGuard });
   app.addHook('onRoute', (route) => {
     routes.add(route.method, route.url);
     acceptMissingBody(route);

@@ -1,6 +1,6 @@
 // The imperative shell: connects MongoDB, creates Herald (core), the server's stores and the Fastify
 // app, starts what the mode asks for, and knows how to stop it all in order.
-import { clientTimeoutOptions, createHerald, type Herald } from '@herald/core';
+import { createHerald, storeClientOptions, type Herald } from '@herald/core';
 import type { FastifyInstance } from 'fastify';
 import { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
@@ -59,7 +59,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
   const logger = options.logger ?? createLogger(config.logLevel, undefined, logFormatFor(config.logFormat, process.stdout.isTTY === true));
   // Driver options (timeouts, TLS, pool) come from the URI, so operators tune them in one place;
   // where it is silent, timeouts default to answering within seconds during an outage.
-  const client = new MongoClient(config.mongodbUri, clientTimeoutOptions(config.mongodbUri));
+  const client = new MongoClient(config.mongodbUri, storeClientOptions(config.mongodbUri));
   await client.connect();
   const db = client.db(config.mongodbDbName);
   // Whatever started before a failure is stopped again, so a failed start never leaves work running.

@@ -89,9 +89,6 @@ function defaultSleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** A lane section running longer than this is reported: FerretDB v1 was seen to deadlock for good. */
-export const STUCK_AFTER_MS = 30_000;
-
 /** After a section finds the store unreachable, queued and new sections fail at once for this long. */
 export const UNREACHABLE_WINDOW_MS = 1_000;
 
@@ -111,11 +108,9 @@ class SerialLane {
   private readonly normal: Section[] = [];
   private busy = false;
   private unreachableUntil = 0;
-  private readonly onStuck: (waitingBehind: number) => void;
   private readonly now: () => number;
 
-  constructor(onStuck: (waitingBehind: number) => void, now: () => number = Date.now) {
-    this.onStuck = onStuck;
+  constructor(now: () => number = Date.now) {
     this.now = now;
   }
 
@@ -135,15 +130,11 @@ class SerialLane {
           next.reject(new StoreUnavailableError());
           continue;
         }
-        const watchdog = setTimeout(() => this.onStuck(this.urgent.length + this.normal.length), STUCK_AFTER_MS);
-        watchdog.unref();
         try {
           await next.run();
         } catch (error) {
           if (isStoreUnavailable(error)) this.unreachableUntil = this.now() + UNREACHABLE_WINDOW_MS;
           next.reject(error);
-        } finally {
-          clearTimeout(watchdog);
         }
       }
     } finally {
@@ -152,15 +143,12 @@ class SerialLane {
   }
 }
 
-/** Called when an operation on a serial store has not answered for STUCK_AFTER_MS. */
-export type StuckReport = (details: { afterMs: number; waitingBehind: number }) => void;
-
-export function storeCompat(name: StoreCompatName, onStuck: StuckReport = () => undefined): StoreCompat {
+export function storeCompat(name: StoreCompatName): StoreCompat {
   if (name === 'mongodb') {
     const direct = <T>(operation: () => Promise<T>, _urgent?: boolean): Promise<T> => operation();
     return { name, uniqueKeyClaims: false, groupedOutcomeWrites: false, separateJobStore: false, deferredEventCounters: false, pointReads: false, concurrentOperations: true, writeConcurrency: 4, maxWriteBatch: Number.POSITIVE_INFINITY, write: direct, retry: direct };
   }
-  const lane = new SerialLane((waitingBehind) => onStuck({ afterMs: STUCK_AFTER_MS, waitingBehind }));
+  const lane = new SerialLane();
   return {
     name,
     uniqueKeyClaims: true,
@@ -177,9 +165,9 @@ export function storeCompat(name: StoreCompatName, onStuck: StuckReport = () => 
 }
 
 /** 'auto' asks the server: FerretDB adds `ferretdbVersion` to `buildInfo`. */
-export async function detectStoreCompat(db: Db, configured: StoreCompatName | 'auto' = 'auto', onStuck?: StuckReport): Promise<StoreCompat> {
-  if (configured !== 'auto') return storeCompat(configured, onStuck);
+export async function detectStoreCompat(db: Db, configured: StoreCompatName | 'auto' = 'auto'): Promise<StoreCompat> {
+  if (configured !== 'auto') return storeCompat(configured);
   const info = await db.admin().command({ buildInfo: 1 }).catch(() => ({}) as Record<string, unknown>);
   const ferret = typeof info.ferretdbVersion === 'string' || (typeof info.ferretdbFeatures === 'object' && info.ferretdbFeatures !== null);
-  return storeCompat(ferret ? 'ferretdb-v1' : 'mongodb', onStuck);
+  return storeCompat(ferret ? 'ferretdb-v1' : 'mongodb');
 }

@@ -2,7 +2,7 @@
 import { afterEach, expect, test, vi } from 'vitest';
 import { MongoBulkWriteError, MongoNetworkError, MongoServerSelectionError } from 'mongodb';
 import { clientTimeoutOptions, isStoreUnavailable, isTransientStoreError, StoreUnavailableError } from '../../src/storage/availability.js';
-import { retryTransient, storeCompat, STUCK_AFTER_MS, UNREACHABLE_WINDOW_MS } from '../../src/storage/compat.js';
+import { retryTransient, storeCompat, UNREACHABLE_WINDOW_MS } from '../../src/storage/compat.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -40,18 +40,6 @@ test('the lane runs one operation at a time, the engine\'s first', async () => {
   release();
   await Promise.all([first, publish, engine]);
   expect(order).toEqual(['running', 'engine', 'publish']);
-});
-
-test('an operation that does not answer is reported, with how many wait behind it', async () => {
-  vi.useFakeTimers();
-  const reports: Array<{ afterMs: number; waitingBehind: number }> = [];
-  const compat = storeCompat('ferretdb-v1', (details) => reports.push(details));
-  void compat.write(() => new Promise(() => undefined));
-  void compat.retry(async () => 'queued');
-  await vi.advanceTimersByTimeAsync(STUCK_AFTER_MS - 1);
-  expect(reports).toEqual([]);
-  await vi.advanceTimersByTimeAsync(1);
-  expect(reports).toEqual([{ afterMs: STUCK_AFTER_MS, waitingBehind: 1 }]);
 });
 
 test('MongoDB: no lane, nothing held back', async () => {

@@ -1,0 +1,71 @@
+// The store watch's judgement from command events: silence is commands waiting with none answered.
+import { EventEmitter } from 'node:events';
+import type { MongoClient } from 'mongodb';
+import { expect, test, vi } from 'vitest';
+import { reportStoreSilence } from '../../src/storage/silence-report.js';
+import { watchStore } from '../../src/storage/store-watch.js';
+
+function fakeClient(monitorCommands = true) {
+  const emitter = new EventEmitter() as EventEmitter & { options: { monitorCommands: boolean } };
+  emitter.options = { monitorCommands };
+  return emitter;
+}
+
+test('silence: 0 with nothing waiting, the oldest wait with no answer since, the time since the last answer otherwise', () => {
+  let clock = 1_000;
+  const client = fakeClient();
+  const watch = watchStore(client as unknown as MongoClient, () => clock);
+  expect(watch.sees).toBe(true);
+  expect(watch.silentForMs()).toBe(0);
+  client.emit('commandStarted', { requestId: 1 });
+  client.emit('commandStarted', { requestId: 2 });
+  clock += 700;
+  expect(watch.silentForMs()).toBe(700);
+  expect(watch.waiting).toBe(2);
+  client.emit('commandSucceeded', { requestId: 2 });
+  clock += 300;
+  // Busy, not stuck: an answer came 300 ms ago although command 1 waits for 1 s.
+  expect(watch.silentForMs()).toBe(300);
+  expect(watch.sinceLastAnswerMs()).toBe(300);
+  client.emit('commandFailed', { requestId: 1 });
+  expect(watch.silentForMs()).toBe(0);
+  expect(watch.waiting).toBe(0);
+  watch.stop();
+  client.emit('commandStarted', { requestId: 3 });
+  expect(watch.waiting).toBe(0);
+});
+
+test('a client created without monitorCommands is not seen, and never reads as silent', () => {
+  const watch = watchStore(fakeClient(false) as unknown as MongoClient);
+  expect(watch.sees).toBe(false);
+  expect(watch.silentForMs()).toBe(0);
+});
+
+test('one error line when the silence passes the threshold, one info line when the store answers again', async () => {
+  vi.useFakeTimers();
+  try {
+    const client = fakeClient();
+    const watch = watchStore(client as unknown as MongoClient);
+    const lines: Array<{ level: string; message: string }> = [];
+    const logger = {
+      debug() {},
+      info: (_details: object, message: string) => lines.push({ level: 'info', message }),
+      warn() {},
+      error: (_details: object, message: string) => lines.push({ level: 'error', message }),
+    };
+    const report = reportStoreSilence(watch, logger, 5_000);
+    client.emit('commandStarted', { requestId: 1 });
+    await vi.advanceTimersByTimeAsync(4_000);
+    expect(lines).toEqual([]);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 'error' });
+    expect(lines[0]!.message).toMatch(/answered no command for \d+ s while 1 wait/);
+    client.emit('commandSucceeded', { requestId: 1 });
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(lines.map(({ level }) => level)).toEqual(['error', 'info']);
+    report.stop();
+  } finally {
+    vi.useRealTimers();
+  }
+});

@@ -1,0 +1,80 @@
+// A database that takes commands and answers none (stuck, not down: connections stay open) gets
+// every route, /metrics included, a 503 within 2 s instead of a hang; /readyz turns 503; the log
+// says so once; and everything answers again by itself once the database does. A loopback proxy
+// in front of the run's store holds its answers back, so this runs on either store path.
+// Credentials are a JWT, so authentication itself needs no database.
+import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
+import { MongoClient } from 'mongodb';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { openTestDatabase, type TestDatabase } from '../../../test/support/mongo.js';
+import { startTcpProxy, type TcpProxy } from '../../../test/support/tcp-proxy.js';
+import { startTestHost, type TestHost } from './support/test-host.js';
+
+let store: TestDatabase;
+let network: TcpProxy;
+let t: TestHost;
+let token: string;
+let acceptedEventId: string;
+
+beforeAll(async () => {
+  store = await openTestDatabase('store_silent');
+  network = await startTcpProxy(store.uri);
+  const client = new MongoClient(network.uri);
+  const database = { uri: network.uri, client, db: client.db(store.dbName), dbName: store.dbName, close: async () => { await client.close(); } };
+  const keys = await generateKeyPair('ES256', { extractable: true });
+  t = await startTestHost({ database, mode: 'api-only', overrides: { jwt: { publicKeyPem: await exportSPKI(keys.publicKey) } } });
+  token = await new SignJWT({ org: 'default', scope: 'dp:webhook_subscriber:manage dp:event:read dp:event:publish dp:project:read' })
+    .setProtectedHeader({ alg: 'ES256' })
+    .setSubject('ops-user')
+    .setExpirationTime('10m')
+    .sign(keys.privateKey);
+  expect((await t.api.post('/api/v0.9/webhook-subscribers', { id: 'kept', displayName: 'K', targetUrl: 'https://example.com/k', events: ['order.*'] }, { token })).status).toBe(201);
+  const accepted = await t.api.post<{ eventId: string }>('/api/v0.9/webhook-events', { eventType: 'order.placed', aggregateType: 'order', aggregateId: 'o-1', data: { n: 1 } }, { token });
+  expect(accepted.status).toBe(201);
+  acceptedEventId = accepted.body.eventId;
+  network.hold();
+});
+afterAll(async () => {
+  network?.release();
+  await Promise.race([t?.close(), new Promise((resolve) => setTimeout(resolve, 10_000))]);
+  await t?.database.close();
+  await network?.close();
+  await store?.close();
+});
+
+it.each([
+  ['GET', '/api/v0.9/webhook-subscribers', undefined],
+  ['GET', '/api/v0.9/webhook-subscribers/kept', undefined],
+  ['PUT', '/api/v0.9/webhook-subscribers/kept', { displayName: 'changed while stuck' }],
+  ['GET', '/api/v0.9/webhook-events', undefined],
+  ['POST', '/api/v0.9/webhook-events', { eventType: 'order.placed', aggregateType: 'order', aggregateId: 'o-2', data: { n: 2 } }],
+  ['GET', '/api/v1/orgs/default/projects', undefined],
+  ['GET', '/metrics', undefined],
+])('%s %s → 503 within 2 s while the database answers nothing', async (method, path, json) => {
+  const started = performance.now();
+  const response = await t.api.request<{ code: string }>(method, path, { token, json });
+  expect(performance.now() - started).toBeLessThan(2_000);
+  expect(response.status).toBe(503);
+  expect(response.headers.get('retry-after')).toBe('5');
+  expect(response.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+});
+
+it('/readyz turns 503 within 1.5 s, and the log says once that the database answers nothing', async () => {
+  const started = performance.now();
+  const response = await fetch(`${t.host.url}/readyz`);
+  expect(performance.now() - started).toBeLessThan(1_500);
+  expect(response.status).toBe(503);
+  expect(await response.json()).toMatchObject({ status: 'not ready', mongo: false });
+  const silenceLines = () => t.logs.filter((line) => line.includes('has answered no command'));
+  await expect.poll(() => silenceLines().length, { timeout: 10_000, interval: 200 }).toBe(1);
+  expect(JSON.parse(silenceLines()[0]!)).toMatchObject({ level: 50 });
+});
+
+it('answers again by itself once the database does; what was accepted before is all there', async () => {
+  network.release();
+  await expect.poll(async () => (await t.api.request('GET', '/api/v0.9/webhook-events', { token })).status, { timeout: 20_000, interval: 250 }).toBe(200);
+  await expect.poll(async () => (await fetch(`${t.host.url}/readyz`)).status, { timeout: 5_000, interval: 250 }).toBe(200);
+  await expect.poll(() => t.logs.some((line) => line.includes('the database answers again')), { timeout: 5_000 }).toBe(true);
+  expect((await t.api.request('GET', `/api/v0.9/webhook-events/${acceptedEventId}`, { token })).status).toBe(200);
+  expect((await t.api.request('GET', '/metrics')).status).toBe(200);
+});
