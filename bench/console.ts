@@ -19,7 +19,8 @@ import { createInterface } from 'node:readline';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../packages/console/test/support/chromium.js';
 import { ensureConsoleBuilt } from '../packages/console/test/support/build.js';
-import { freePort, startFerretDb } from '../test/support/ferretdb.js';
+import { freePort } from '../test/support/ferretdb.js';
+import { startStoreProcess } from '../test/support/store-process.js';
 import { waitForPing } from '../test/support/ping.js';
 import { percentile, round } from './stats.js';
 
@@ -558,12 +559,11 @@ async function main(): Promise<void> {
   let uri = process.env.MONGODB_URI;
   if (!uri && MEMORY_MONGO) uri = (await startMemoryMongo()).uri;
   if (!uri) {
-    const ferret = await startFerretDb();
-    // Its stop() sends SIGTERM before its first await, so it also works synchronously; after 5 s it kills.
-    running.push({ stop: () => ferret.stop(), kill: () => void ferret.stop() });
+    const ferret = await startStoreProcess();
+    running.push({ stop: () => ferret.stop(), kill: () => ferret.kill() });
     uri = ferret.uri;
   }
-  const store = process.env.MONGODB_URI ? 'MONGODB_URI' : MEMORY_MONGO ? 'memory-mongo (in-memory, MongoDB path)' : 'FerretDB v1 (sqlite)';
+  const store = process.env.MONGODB_URI ? 'MONGODB_URI' : MEMORY_MONGO ? 'memory-mongo (in-memory, MongoDB path)' : 'FerretDB v1.24.2 (PostgreSQL 16 handler)';
   console.log(`Herald console benchmark — ${store}, ${EVENTS} events, node ${process.version}, ${REPEATS} samples per step`);
 
   const host = await startHost(uri);

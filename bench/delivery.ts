@@ -4,6 +4,7 @@
 //       once straight to the store and once through a proxy adding BENCH_DB_LATENCY_MS per round trip;
 //   (b) fixed rate: BENCH_RATE deliveries/s for BENCH_RATE_SECONDS;
 //   (c) the sink failing 50% with 500s, then recovering;
+//   (e) publishing beside a receiver that fails every attempt (its retries compete with publishes);
 //   (d) head of line: a healthy subscriber alone, then beside one that hangs, on the same origin;
 //   publish cost: DB commands per published event, from a publisher with no engine;
 //   and the raw ceiling: plain undici POSTs of the same bodies to the same sink, no persistence.
@@ -16,7 +17,8 @@ import { createInterface } from 'node:readline';
 import { MongoClient } from 'mongodb';
 import { Agent, request } from 'undici';
 import { createHerald, type Herald, type Scope } from '@herald/core';
-import { freePort, startFerretDb, type RunningFerretDb } from '../test/support/ferretdb.js';
+import { freePort, type RunningFerretDb } from '../test/support/ferretdb.js';
+import { startStoreProcess } from '../test/support/store-process.js';
 import { waitForPing } from '../test/support/ping.js';
 import { latencySummary, round } from './stats.js';
 
@@ -33,6 +35,11 @@ const DB_LATENCY_MS = num('BENCH_DB_LATENCY_MS', 2);
 const HOL_RATE = num('BENCH_HOL_RATE', 20);
 const HOL_SECONDS = num('BENCH_HOL_SECONDS', QUICK ? 5 : 10);
 const PUBLISH_COST_EVENTS = num('BENCH_PUBLISH_COST_EVENTS', 100);
+const FAILING_PUBLISH_EVENTS = num('BENCH_FAILING_PUBLISH_EVENTS', 300);
+/** The issue's reproduction: 8 publishers beside a receiver answering 500. */
+const FAILING_PUBLISH_CONCURRENCY = 8;
+/** BENCH_ONLY=failing-publish runs scenario (e) alone. */
+const ONLY = process.env.BENCH_ONLY;
 const ENGINE_CONCURRENCY = num('BENCH_ENGINE_CONCURRENCY', 128);
 const PUBLISH_CONCURRENCY = num('BENCH_PUBLISH_CONCURRENCY', 4);
 const scope = { orgId: 'bench', actor: 'bench' };
@@ -375,6 +382,47 @@ async function headOfLine(bench: Bench): Promise<{ aloneP99: number; besideHangi
   return { aloneP99: alone.p99, besideHangingP99: beside.p99, lost: alone.lost + beside.lost, peakRssMb: round(m.peakRss() / 1024 / 1024, 1) };
 }
 
+interface FailingPublishResult {
+  /** Events/s published while the backlog of the first pass was being retried (the figure). */
+  eventsPerSecond: number;
+  /** Events/s of the first pass, which builds that backlog. */
+  firstPassEventsPerSecond: number;
+  publishErrors: number;
+  /** Seconds the subscriber's deletion (cancelling its pending deliveries) took. */
+  deleteSeconds: number;
+}
+
+/**
+ * (e) A subscriber whose receiver answers 500 to every attempt: FAILING_PUBLISH_EVENTS events are
+ * published to it by 8 publishers, then as many again while the first ones are being retried; the
+ * second pass's rate is the figure. Then the subscriber is deleted, cancelling what is pending.
+ */
+async function publishBesideFailing(bench: Bench): Promise<FailingPublishResult> {
+  const failScope: Scope = { orgId: 'bench-fail', actor: 'bench' };
+  await bench.herald.subscribers.create(failScope, { id: 'always-500', displayName: 'always 500', targetUrl: `${bench.sink.url}/fail`, events: ['fail.*'] });
+  const run = newRun();
+  const pass = async (offset: number): Promise<number> => {
+    let next = 0;
+    const started = performance.now();
+    await Promise.all(
+      Array.from({ length: FAILING_PUBLISH_CONCURRENCY }, async () => {
+        while (next < FAILING_PUBLISH_EVENTS) await publishOne(bench.herald, offset + next++, run, failScope, 'fail.tick', 'always-500');
+      }),
+    );
+    return FAILING_PUBLISH_EVENTS / ((performance.now() - started) / 1000);
+  };
+  const first = await pass(0);
+  const second = await pass(FAILING_PUBLISH_EVENTS);
+  const deleting = performance.now();
+  await bench.herald.subscribers.delete(failScope, 'always-500');
+  return {
+    eventsPerSecond: round(second, 1),
+    firstPassEventsPerSecond: round(first, 1),
+    publishErrors: run.publishErrors,
+    deleteSeconds: round((performance.now() - deleting) / 1000),
+  };
+}
+
 async function rawCeiling(sink: Sink, bodies: string[], count: number): Promise<{ requestsPerSecond: number; cpuMsPerRequest: number }> {
   const agent = new Agent({ connections: 32, keepAliveTimeout: 10_000 });
   const m = meter();
@@ -449,7 +497,7 @@ async function openBench(uri: string, dbName: string, sink: Sink): Promise<Bench
   const herald = await createHerald({
     mongo: { db },
     masterKeys,
-    eventTypes: [{ type: 'order.created', sensitive: ['card'] }, { type: 'hol.tick' }],
+    eventTypes: [{ type: 'order.created', sensitive: ['card'] }, { type: 'hol.tick' }, { type: 'fail.tick' }],
     logger: {
       debug() {},
       info() {},
@@ -528,7 +576,7 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => pr
 
 async function main(): Promise<void> {
   let ferret: RunningFerretDb | undefined;
-  const uri = process.env.MONGODB_URI ?? (ferret = MEMORY_MONGO ? await startMemoryMongo() : await startFerretDb()).uri;
+  const uri = process.env.MONGODB_URI ?? (ferret = MEMORY_MONGO ? await startMemoryMongo() : await startStoreProcess()).uri;
   if (ferret) children.push(() => void ferret?.stop());
   const sink = await startSink();
   children.push(() => sink.process.kill('SIGTERM'));
@@ -537,6 +585,17 @@ async function main(): Promise<void> {
   const dbName = `bench_${randomBytes(4).toString('hex')}`;
 
   const main = await openBench(uri, dbName, sink);
+  if (ONLY === 'failing-publish') {
+    const failing = await publishBesideFailing(main);
+    console.log(JSON.stringify({ publishBesideFailing: failing }));
+    printCommandProfile('(e) publish beside a failing receiver');
+    await main.close();
+    sink.process.kill('SIGTERM');
+    await ferret?.stop();
+    children.length = 0;
+    console.log(`  (e) publish beside a receiver failing every attempt: ${failing.eventsPerSecond} events/s, target ≥ 100/s: ${failing.eventsPerSecond >= 100 ? 'met' : 'MISSED'}`);
+    process.exit(0);
+  }
   const results: ScenarioResult[] = [];
   const report = (result: ScenarioResult) => { results.push(result); console.log(JSON.stringify(result)); printCommandProfile(result.name); };
   if (WARMUP_EVENTS > 0) {
@@ -556,6 +615,8 @@ async function main(): Promise<void> {
   report(await failingThenRecovering(main));
   const hol = await headOfLine(main);
   console.log(JSON.stringify({ headOfLine: hol }));
+  const failingPublish = await publishBesideFailing(main);
+  console.log(JSON.stringify({ publishBesideFailing: failingPublish }));
   const publishing = await publishCost(proxy.uri, dbName, main);
   proxy.stop();
   const commandsPerEvent = publishing.commandsPerEvent;
@@ -584,6 +645,7 @@ async function main(): Promise<void> {
     dbCommandsPerEvent: commandsPerEvent,
     publishLatencyMs: publishing.latencyMs,
     headOfLine: { healthyAloneP99Ms: hol.aloneP99, healthyBesideHangingP99Ms: hol.besideHangingP99 },
+    publishBesideFailing: failingPublish,
     lost,
     duplicates,
   };
@@ -612,6 +674,7 @@ async function main(): Promise<void> {
   line('(a) Herald / raw ceiling', `${round(ratio * 100, 1)}%`, '≥ 30%', ratio >= 0.3);
   line(`(b) p50 / p99 at ${RATE}/s offered`, `${steady.latencyMs.p50} / ${steady.latencyMs.p99} ms`, '≤ 25 / 150 ms', steady.latencyMs.p50 <= 25 && steady.latencyMs.p99 <= 150);
   line('(b) completes with 0 publish errors', `${steady.publishErrors} errors, ${steady.lost} lost`, '0, 0', steady.publishErrors === 0 && steady.lost === 0);
+  line('(e) publish beside a receiver failing every attempt', `${failingPublish.eventsPerSecond} events/s`, '≥ 100/s', failingPublish.eventsPerSecond >= 100);
   line('lost, duplicates', `${lost}, ${duplicates}`, '0, 0', lost === 0 && duplicates === 0);
   line('peak RSS, scenarios (a)–(d)', `${summary.peakRssMb} MB`, '≤ 300 MB', summary.peakRssMb <= 300);
   console.log('\nWritten: .data/bench/delivery.json');

@@ -4,6 +4,7 @@
 //   GET  /receipts?since=K            receipts K.. as [deliveryId, eventId, receivedAtMs, status]
 //   POST /reset                       forget receipts
 //   POST /hang/…                      a receiver that never answers (the request is held open)
+//   POST /fail/…                      a receiver that answers 500 to every attempt (not recorded)
 //   any other POST                    a delivery: answered 200, or 500 per failRate
 import { createServer } from 'node:http';
 
@@ -30,6 +31,10 @@ const server = createServer((request, response) => {
     if (url === '/reset') {
       receipts.length = 0;
       response.writeHead(204).end();
+      return;
+    }
+    if (url.startsWith('/fail')) {
+      response.writeHead(500, { 'content-length': '4' }).end('fail');
       return;
     }
     if (url.startsWith('/receipts')) {
