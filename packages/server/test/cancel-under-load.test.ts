@@ -72,12 +72,14 @@ it('disable + delete of two subscribers in retry keeps /readyz at 200 and the st
   for (const { id } of subscribers) expect((await t.api.put(`${SUBSCRIBERS}/${id}`, { enabled: false })).status).toBe(200);
   for (const { id } of subscribers) expect((await t.api.delete(`${SUBSCRIBERS}/${id}`)).status).toBe(204);
 
+  // A wedged store never answers a count again; a busy one (the whole suite runs beside this file)
+  // answers within seconds.
   const deadline = Date.now() + 10_000;
   const collection = t.database.db.collection('herald_events');
   while (Date.now() < deadline) {
     const started = Date.now();
-    await collection.countDocuments({}, { maxTimeMS: 2_000 });
-    expect(Date.now() - started).toBeLessThan(2_000);
+    await collection.countDocuments({}, { maxTimeMS: 5_000 });
+    expect(Date.now() - started).toBeLessThan(5_000);
     const list = await t.api.get(SUBSCRIBERS);
     expect(list.status).toBe(200);
     await new Promise((resolve) => setTimeout(resolve, 250));
@@ -85,8 +87,12 @@ it('disable + delete of two subscribers in retry keeps /readyz at 200 and the st
   watching = false;
   await watcher;
 
+  const problems = () => t.logs.filter((line) => (JSON.parse(line) as { level: number }).level >= 40).join('\n');
   expect(readiness.length).toBeGreaterThan(20);
-  expect(readiness.filter(({ status }) => status !== 200)).toEqual([]);
-  const pending = await t.database.db.collection('herald_delivery_queue').countDocuments({});
-  expect(pending).toBe(0);
+  expect(readiness.filter(({ status }) => status !== 200), problems()).toEqual([]);
+  // What a failed cancellation left is cancelled when the engine claims it.
+  const queue = t.database.db.collection<{ status: string }>('herald_delivery_queue');
+  await expect
+    .poll(async () => (await queue.find({}, { projection: { status: 1 } }).toArray()).map(({ status }) => status), { timeout: 20_000, interval: 500 })
+    .toEqual([]);
 });

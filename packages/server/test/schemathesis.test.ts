@@ -1,6 +1,8 @@
 // Property-based probing of both served OpenAPI documents with Schemathesis (installed by
 // `make test` through scripts/tools/schemathesis.sh): generated and mutated requests against a
-// real host on FerretDB must never get a server error, and every response must match the document.
+// real host on FerretDB pass every check Schemathesis has (`--checks all`: no server error, responses
+// match the document, schema-violating requests refused, schema-valid ones accepted — except where
+// schemathesis.toml says why a rule cannot be stated in JSON Schema).
 // Bounded (examples per operation, a time budget, a fixed seed) so CI stays predictable.
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -28,9 +30,9 @@ function run(document: string): Promise<{ code: number | null; output: string }>
     const child = spawn(
       st,
       [
+        '--config-file', join(import.meta.dirname, 'schemathesis.toml'),
         'run',
         `${t.host.url}${document}`,
-        '--checks', 'not_a_server_error,response_schema_conformance,content_type_conformance',
         // Not the coverage phase: under Python 3.11 (Debian's and this machine's) it crashes inside
         // Hypothesis while describing a filter ("AST constructor recursion depth mismatch").
         '--phases', 'examples,fuzzing',

@@ -165,6 +165,12 @@ describe('update', () => {
     expect(response.body.enabled).toBe(before.enabled);
   });
 
+  it('400 for a JSON null body: it is a body, and not an object (Schemathesis: ST201)', async () => {
+    const response = await t.api.put(`${BASE}/orders-hook`, undefined, { rawBody: 'null', headers: { 'content-type': 'application/json' } });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: 'MISSING_REQUIRED_PARAMETER', errors: [{ field: 'body' }] });
+  });
+
   it('secret "" removes the secret', async () => {
     const response = await t.api.put<Subscriber>(`${BASE}/dup-hook`, { secret: 'another-secret-value-456' });
     expect(response.body.hasSecret).toBe(true);

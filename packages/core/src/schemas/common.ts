@@ -4,6 +4,15 @@
 // them); its `examples` are checked against the schema by the server's OpenAPI tests.
 import { Type, type Static, type TSchema } from 'typebox';
 
+/**
+ * Text a request may carry has no NUL (the PostgreSQL-backed stores cannot hold it). The host
+ * refuses it, and unpaired surrogates (UTF-8 cannot carry them), in every string and key of a
+ * request (server validation/well-formed.ts); schemas state the NUL rule where a client reads it.
+ * Surrogates stay in the descriptions: a pattern naming them is read differently by validators
+ * whose regular expressions work on code points (Rust's, Python's).
+ */
+export const TEXT_PATTERN = '^[^\\x00]*$';
+
 export const DateTime = Type.String({ format: 'date-time' });
 export const NullableDateTime = Type.Union([Type.String({ format: 'date-time' }), Type.Null()]);
 export const NullableString = Type.Union([Type.String(), Type.Null()]);

@@ -1,6 +1,6 @@
 // Webhook event resources (spec section C) and the publish extension (DECISIONS §2, §5).
 import { Type, type Static } from 'typebox';
-import { DateTime, Limit, NullableDateTime, NullableInteger, NullableString, Offset, PageOf } from './common.js';
+import { DateTime, Limit, NullableDateTime, NullableInteger, NullableString, Offset, PageOf, TEXT_PATTERN } from './common.js';
 import { DeliveryStatus, EventStatus } from './status.js';
 
 /** `family.action`, segments `[a-z0-9_]+`. */
@@ -165,10 +165,14 @@ export const PublishEventInput = Type.Object(
       description: '`family.action`, at most 255 characters.',
     }),
     aggregateType: Type.Optional(
-      Type.String({ minLength: 1, maxLength: PUBLISH_LIMITS.aggregateMax, description: 'Defaults to the event family.' }),
+      Type.String({ minLength: 1, maxLength: PUBLISH_LIMITS.aggregateMax, pattern: TEXT_PATTERN, description: 'Defaults to the event family.' }),
     ),
-    aggregateId: Type.String({ minLength: 1, maxLength: PUBLISH_LIMITS.aggregateMax }),
-    data: Type.Object({}, { additionalProperties: true, description: 'Event payload (a JSON object).' }),
+    aggregateId: Type.String({ minLength: 1, maxLength: PUBLISH_LIMITS.aggregateMax, pattern: TEXT_PATTERN }),
+    data: Type.Object({}, {
+      additionalProperties: true,
+      propertyNames: { pattern: TEXT_PATTERN },
+      description: 'Event payload (a JSON object). Its keys and strings, at any depth, carry no NUL and no unpaired surrogate.',
+    }),
     sensitive: Type.Optional(
       Type.Array(Type.String({ minLength: 1 }), {
         maxItems: PUBLISH_LIMITS.sensitiveMax,

@@ -1,10 +1,11 @@
 // Project resources of the management API (/api/v1/orgs/{org}/projects). Projects group nothing yet;
 // they exist so the CLI's {project} placeholder reaches a real resource (DECISIONS §2).
+import { schemas } from '@herald/core';
 import { Type, type Static } from 'typebox';
 
 export const PROJECT_HANDLE_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$';
-const DisplayName = Type.String({ minLength: 1, maxLength: 255 });
-const Description = Type.String({ maxLength: 2000 });
+const DisplayName = Type.String({ minLength: 1, maxLength: 255, pattern: schemas.TEXT_PATTERN });
+const Description = Type.String({ maxLength: 2000, pattern: schemas.TEXT_PATTERN });
 
 export const Project = Type.Object(
   {

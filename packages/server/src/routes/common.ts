@@ -49,13 +49,16 @@ declare module 'fastify' {
   }
 }
 
-/** onRoute hook: routes flagged `optionalBody` get a missing body replaced by `{}` before validation. */
+/**
+ * onRoute hook: routes flagged `optionalBody` get a missing body replaced by `{}` before validation.
+ * Only a missing one: a JSON `null` is a body, and not the object the schema asks for (400).
+ */
 export function acceptMissingBody(route: RouteOptions): void {
   if (!route.config?.optionalBody) return;
   const existing = route.preValidation === undefined ? [] : Array.isArray(route.preValidation) ? route.preValidation : [route.preValidation];
   route.preValidation = [
     async (request: FastifyRequest) => {
-      if (request.body === undefined || request.body === null) request.body = {};
+      if (request.body === undefined) request.body = {};
     },
     ...existing,
   ];

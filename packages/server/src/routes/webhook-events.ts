@@ -66,7 +66,9 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> 
         description:
           'A repeated Idempotency-Key with the same request answers 200 with the event first published under that key; ' +
           'with a different request it answers 409. Keys are scoped to the organization: any token of the org names the same event. ' +
-          'Sensitive values are not compared: they are never stored, not even hashed.',
+          'Sensitive values are not compared: they are never stored, not even hashed. ' +
+          "When the instance's catalog gives the event type a `dataSchema` (GET /webhook-event-types), `data` must also match it (400 naming the field): " +
+          'the catalog is the deployment\'s, not part of this document. `aggregateType` and the keys of `data` are UTF-8 text: an unpaired surrogate is refused.',
         tags: TAGS,
         headers: PublishHeaders,
         querystring: NoQuery,

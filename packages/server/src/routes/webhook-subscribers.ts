@@ -166,7 +166,7 @@ export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOpti
         description:
           'Answers 202 at once with the recovery; the engine sends the matching rows back to PENDING at a bounded rate ' +
           '(200 per second), resuming after a restart. Each row keeps its attempt numbers and gets a fresh retry budget. ' +
-          '409 when the subscriber is disabled.',
+          '409 when the subscriber is disabled; 400 when `until` is before `since`.',
         tags: TAGS,
         params: SubscriberParams,
         querystring: NoQuery,
