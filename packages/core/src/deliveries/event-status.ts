@@ -5,7 +5,7 @@ import type { StoreCompat } from '../storage/compat.js';
 import { applyEventDeltas, EventDeltas, rowDelta } from './event-counters.js';
 import { insertOrReplace } from './rows.js';
 
-/** Rows cancelled per round; a subscriber with a larger backlog takes several. */
+/** Rows cancelled per round (at most the store's write batch); a larger backlog takes several. */
 const PAGE = 1_000;
 
 /**
@@ -22,12 +22,13 @@ export async function cancelPendingDeliveries(
   now: Date,
 ): Promise<number> {
   let cancelled = 0;
+  const page = Math.min(PAGE, compat.maxWriteBatch);
   for (;;) {
-    const pending = await compat.retry(() => collections.queue.find({ subscriberId, status: 'PENDING' }).limit(PAGE).toArray());
+    const pending = await compat.retry(() => collections.queue.find({ subscriberId, status: 'PENDING' }).limit(page).toArray());
     if (pending.length === 0) return cancelled;
     const token = `cancel:${randomUUID()}`;
     const failed = pending.map((row) => ({ ...row, status: 'FAILED' as const, lastError: reason, nextAttemptAt: null, settledBy: token, updatedAt: now }));
-    await insertOrReplace(collections.deliveries, failed, compat.write);
+    await insertOrReplace(collections.deliveries, failed, compat);
     const ids = pending.map((row) => row._id);
     const removed = await compat.write(() => collections.queue.deleteMany({ _id: { $in: ids }, status: 'PENDING' }));
     let done = pending;
@@ -40,6 +41,6 @@ export async function cancelPendingDeliveries(
     for (const row of done) deltas.add(row.eventId, rowDelta('PENDING', 'FAILED'));
     await applyEventDeltas(collections, compat, deltas, now);
     cancelled += done.length;
-    if (pending.length < PAGE) return cancelled;
+    if (pending.length < page) return cancelled;
   }
 }

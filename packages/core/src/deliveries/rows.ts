@@ -8,6 +8,7 @@ import type { Document, Filter, MongoBulkWriteError } from 'mongodb';
 import type { Collections } from '../storage/collections.js';
 import { DUPLICATE_KEY } from '../storage/collections.js';
 import type { DeliveryDocument } from '../storage/documents.js';
+import type { StoreCompat } from '../storage/compat.js';
 
 /** Rows of both collections matching `filter`, one per id (the queue's copy wins). */
 export async function findRows<T extends Pick<DeliveryDocument, '_id'> = DeliveryDocument>(
@@ -31,21 +32,28 @@ export async function findRow(collections: Collections, id: string, projection?:
 
 /**
  * Inserts rows, replacing any stored copy with the same id (a row settled twice, e.g. by a worker
- * whose lease had expired and by the one that took it over: the later write wins).
+ * whose lease had expired and by the one that took it over: the later write wins). The replaces go
+ * `maxWriteBatch` statements per command (compat.ts: on FerretDB v1 a command holds a pooled
+ * connection per statement, and a thousand replaces after two cancellations of the same rows
+ * exhausted the pool for good).
  */
 export async function insertOrReplace(
   target: Collections['deliveries'],
   rows: readonly DeliveryDocument[],
-  write: <T>(operation: () => Promise<T>, urgent?: boolean) => Promise<T>,
+  compat: Pick<StoreCompat, 'write' | 'maxWriteBatch'>,
+  urgent = false,
 ): Promise<void> {
   if (rows.length === 0) return;
   try {
-    await write(() => target.insertMany([...rows], { ordered: false }));
+    await compat.write(() => target.insertMany([...rows], { ordered: false }), urgent);
   } catch (error) {
     const writeErrors = (error as Partial<MongoBulkWriteError>).writeErrors;
     const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
     if (list.length === 0 || list.some((writeError) => writeError.code !== DUPLICATE_KEY)) throw error;
     const again = list.map((writeError) => rows[writeError.index]!);
-    await write(() => target.bulkWrite(again.map((row) => ({ replaceOne: { filter: { _id: row._id }, replacement: row } })), { ordered: false }));
+    for (let start = 0; start < again.length; start += compat.maxWriteBatch) {
+      const chunk = again.slice(start, start + compat.maxWriteBatch);
+      await compat.write(() => target.bulkWrite(chunk.map((row) => ({ replaceOne: { filter: { _id: row._id }, replacement: row } })), { ordered: false }), urgent);
+    }
   }
 }

@@ -46,7 +46,7 @@ export class DeliveryStore {
   readonly compat: StoreCompat;
   private readonly deferredCounters: DeferredEventCounters | undefined;
 
-  /** The engine's own operations go before queued publishes on a serial store (storage/compat.ts). */
+  /** The engine's own operations go first on a serial store, sharing its time with publishes (storage/compat.ts). */
   private readonly write = <T>(operation: () => Promise<T>): Promise<T> => this.compat.write(operation, true);
   private readonly read = <T>(operation: () => Promise<T>): Promise<T> => this.compat.retry(operation, true);
 
@@ -225,7 +225,7 @@ export class DeliveryStore {
       leaseUntil: null,
       settledBy: batch,
     }));
-    await insertOrReplace(this.collections.deliveries, finished, this.write);
+    await insertOrReplace(this.collections.deliveries, finished, this.compat, true);
     const owners = [...new Set(outcomes.map(({ row }) => row.leaseOwner ?? null))];
     const ids = outcomes.map(({ row }) => row._id);
     const removed = await this.write(() =>

@@ -85,7 +85,7 @@ export async function completeFanOut(context: CoreContext, event: EventDocument)
   const queued = rows.filter((row) => row.status !== 'FAILED');
   try {
     if (queued.length > 0) await compat.write(() => collections.queue.insertMany(queued, { ordered: false }));
-    await insertOrReplace(collections.deliveries, settled, compat.write);
+    await insertOrReplace(collections.deliveries, settled, compat);
     await applyEventDeltas(collections, compat, deltas, now);
   } catch (error) {
     // Another replica completed the same fan-out at the same time: its rows stand; count afresh.
