@@ -145,8 +145,9 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       await ownedClient?.close();
     },
     async health() {
-      // A read of its own, bounded: a store that accepts connections but answers nothing reads as
-      // down within a second, one that answered other commands just now as busy and up.
+      // A read of its own, outside the serial lane (a busy lane is not a down store), bounded: a
+      // store that accepts connections but answers nothing reads as down within a second, one that
+      // answered other commands just now as busy and up.
       const probe = collections.orgState.findOne({}, { projection: { _id: 1 } }).then(
         () => 'up' as const,
         () => 'down' as const,

@@ -385,7 +385,7 @@ describe('publish round trips', () => {
     };
   }
 
-  test('with the matches cached, the events are written while the revision is read: two round trips in series', async () => {
+  test('with the matches cached, the events are written while the revision is read: two round trips in series on MongoDB; read first on FerretDB v1\'s lane', async () => {
     await subscribe({ orgId: 'org-trips' }, 'trips', ['trip.*']);
     const proxy = await startTcpProxy(t.database.uri, { delayMs: 40 });
     const publisher = await monitoredPublisher(proxy.uri);
@@ -401,7 +401,12 @@ describe('publish round trips', () => {
       expect(publisher.log.filter((entry) => entry.kind === 'started').map((entry) => entry.name)).toEqual(['find:herald_org_state', 'insert:herald_events', 'insert:herald_delivery_queue']);
       // The rows wait for both answers: a row never exists without its event and a current plan.
       expect(rowsSent).toBeGreaterThanOrEqual(Math.max(revisionRead, at('answered', 'insert:herald_events')));
-      expect(eventsSent).toBeLessThan(revisionRead);
+      if (publisher.engine.deps?.compat.name === 'ferretdb-v1') {
+        // The compatibility seam runs one operation at a time (storage/compat.ts).
+        expect(eventsSent).toBeGreaterThanOrEqual(revisionRead);
+      } else {
+        expect(eventsSent).toBeLessThan(revisionRead);
+      }
     } finally {
       await publisher.close();
       await proxy.close();
@@ -421,9 +426,10 @@ describe('publish round trips', () => {
       publisher.log.length = 0;
       const { event } = await publisher.herald.events.publish(stale, { eventType: 'stale.one', aggregateId: 'a', data: {} });
       expect(event.deliveries.map((delivery) => delivery.subscriberId).sort()).toEqual([first.id, second.id].sort());
-      // Corrected after the insert, since the revision was read beside it.
+      // Corrected after the insert where the revision was read beside it; planned after the read
+      // on the serial lane (FerretDB v1), where nothing runs side by side.
       const corrected = publisher.log.some((entry) => entry.kind === 'started' && entry.name === 'update:herald_events');
-      expect(corrected).toBe(true);
+      expect(corrected).toBe(publisher.engine.deps!.compat.concurrentOperations);
       const stored = (await collections.events.findOne({ _id: event.eventId }))!;
       expect(stored).toMatchObject({ status: 'DISPATCHED', deliveryCount: 2, openDeliveries: 2, failedDeliveries: 0 });
       expect(stored.subscriberIds).toHaveLength(2);

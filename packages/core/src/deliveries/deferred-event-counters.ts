@@ -132,6 +132,7 @@ export class DeferredEventCounters {
       missing.map(async (eventId) => {
         const event = await this.compat.retry(
           () => this.collections.events.findOne({ _id: eventId }, { projection: { openDeliveries: 1, failedDeliveries: 1, status: 1 } }),
+          true,
         );
         const held = this.held.get(eventId);
         if (!held) return;
@@ -168,12 +169,13 @@ export class DeferredEventCounters {
             // No projection: FerretDB v1's findAndModify does not implement one.
             { returnDocument: 'after' },
           ),
+        true,
       );
       if (!after) continue;
       const status = statusForCounters({ open: after.openDeliveries, failed: after.failedDeliveries, status: after.status });
       if (status === after.status) continue;
       this.noteWrite(eventId);
-      await this.compat.write(() => this.collections.events.updateOne({ _id: eventId }, statusUpdate(status, now)));
+      await this.compat.write(() => this.collections.events.updateOne({ _id: eventId }, statusUpdate(status, now)), true);
     }
   }
 

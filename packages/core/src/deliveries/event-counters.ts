@@ -85,10 +85,10 @@ export function settleOperations(eventIds: readonly string[], now: Date, reopeni
   ];
 }
 
-export async function applyEventDeltas(collections: Collections, compat: StoreCompat, deltas: EventDeltas, now: Date): Promise<void> {
+export async function applyEventDeltas(collections: Collections, compat: StoreCompat, deltas: EventDeltas, now: Date, urgent = false): Promise<void> {
   const operations = deltas.operations(now);
   if (operations.length === 0) return;
-  await compat.write(() => collections.events.bulkWrite(operations, { ordered: true }));
+  await compat.write(() => collections.events.bulkWrite(operations, { ordered: true }), urgent);
 }
 
 /** Counters an event should have, from its rows. Rows not written yet (fan-out in progress) count as open. */

@@ -41,10 +41,11 @@ export async function insertOrReplace(
   target: Collections['deliveries'],
   rows: readonly DeliveryDocument[],
   compat: Pick<StoreCompat, 'write' | 'maxWriteBatch'>,
+  urgent = false,
 ): Promise<void> {
   if (rows.length === 0) return;
   try {
-    await compat.write(() => target.insertMany([...rows], { ordered: false }));
+    await compat.write(() => target.insertMany([...rows], { ordered: false }), urgent);
   } catch (error) {
     const writeErrors = (error as Partial<MongoBulkWriteError>).writeErrors;
     const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
@@ -52,7 +53,7 @@ export async function insertOrReplace(
     const again = list.map((writeError) => rows[writeError.index]!);
     for (let start = 0; start < again.length; start += compat.maxWriteBatch) {
       const chunk = again.slice(start, start + compat.maxWriteBatch);
-      await compat.write(() => target.bulkWrite(chunk.map((row) => ({ replaceOne: { filter: { _id: row._id }, replacement: row } })), { ordered: false }));
+      await compat.write(() => target.bulkWrite(chunk.map((row) => ({ replaceOne: { filter: { _id: row._id }, replacement: row } })), { ordered: false }), urgent);
     }
   }
 }

@@ -46,8 +46,9 @@ export class DeliveryStore {
   readonly compat: StoreCompat;
   private readonly deferredCounters: DeferredEventCounters | undefined;
 
-  private readonly write = <T>(operation: () => Promise<T>): Promise<T> => this.compat.write(operation);
-  private readonly read = <T>(operation: () => Promise<T>): Promise<T> => this.compat.retry(operation);
+  /** The engine's own operations go first on a serial store, sharing its time with publishes (storage/compat.ts). */
+  private readonly write = <T>(operation: () => Promise<T>): Promise<T> => this.compat.write(operation, true);
+  private readonly read = <T>(operation: () => Promise<T>): Promise<T> => this.compat.retry(operation, true);
 
   constructor(db: Db, prefix: string, compat: StoreCompat) {
     this.collections = collectionsFor(db, prefix);
@@ -159,7 +160,7 @@ export class DeliveryStore {
     const deltas = new EventDeltas();
     for (const { row, fields } of applied) deltas.add(row.eventId, rowDelta('IN_FLIGHT', fields.status ?? 'IN_FLIGHT'));
     if (this.deferredCounters) await this.deferredCounters.apply(deltas, now);
-    else await applyEventDeltas(this.collections, this.compat, deltas, now);
+    else await applyEventDeltas(this.collections, this.compat, deltas, now, true);
     return { written: applied.length };
   }
 
@@ -224,7 +225,7 @@ export class DeliveryStore {
       leaseUntil: null,
       settledBy: batch,
     }));
-    await insertOrReplace(this.collections.deliveries, finished, this.compat);
+    await insertOrReplace(this.collections.deliveries, finished, this.compat, true);
     const owners = [...new Set(outcomes.map(({ row }) => row.leaseOwner ?? null))];
     const ids = outcomes.map(({ row }) => row._id);
     const removed = await this.write(() =>

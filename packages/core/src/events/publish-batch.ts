@@ -90,7 +90,7 @@ async function writeBatch(context: CoreContext, batch: readonly Waiting[]): Prom
     const now = context.now();
     const cached = batch.map((item) => directory.cached(item.draft.orgId, item.draft.eventType));
     let repeated: Set<number>;
-    if (cached.every((matches) => matches !== undefined)) {
+    if (compat.concurrentOperations && cached.every((matches) => matches !== undefined)) {
       // Every match is cached: the events are written while the revisions are read, so a publish
       // waits for two round trips in series, not three. An org whose revision moved since (one of
       // its subscribers changed) gets its events' fan-out planned again and corrected before any

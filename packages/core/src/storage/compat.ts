@@ -2,12 +2,13 @@
 // dev and test store, than on MongoDB, the store users run. Everything else is written for
 // MongoDB's documented semantics (single-document atomicity, indexes, retryable writes).
 //
-// What FerretDB v1 needs, measured on v1.24.2 (the SQLite handler first, the PostgreSQL handler,
-// the default store now, since). Operations run side by side as on MongoDB. The serial lane the
-// SQLite handler needed is gone: the wedges seen on the PostgreSQL handler were commands with more
-// statements than FerretDB's pool (see `maxWriteBatch`); with those bounded, the suite and the
-// wedge scenario (20 runs) pass side by side, and publishing beside a receiver failing every
-// attempt went from 9 to 264 events/s (bench scenario (e), quick runs).
+// What FerretDB v1 (SQLite or PostgreSQL handler) needs, measured on v1.24.2:
+// - a serial write lane: one client sending a multi-document update while another write to the
+//   same collection was running deadlocked it for good (seen with updates, and with an update
+//   beside inserts), so every write of the process goes through one lane (`StoreCompat.write`).
+//   Reads go through it too. Run beside it, four at a time, they doubled short runs, but in a 10 s
+//   run at 500 deliveries/s on a 1,000-event history the same outcome batch went unrecorded lease
+//   after lease (12 deliveries/s, duplicates), as when an operation hangs.
 // - `uniqueKeyClaims`: a conditional update is not atomic against a concurrent one (two workers
 //   both "won" the same rows), so a claim first inserts a document whose `_id` names the row's
 //   incarnation; the unique `_id` makes exactly one claimer win.
@@ -15,15 +16,14 @@
 //   so outcomes with identical fields are written as one `updateMany` per group rather than one
 //   statement per row (their timestamps become the write's time; each attempt record keeps the
 //   attempt's exact start).
-// - `separateJobStore`: on the SQLite handler Agenda's lock updates beside Herald's writes
-//   deadlocked; it keeps one file per database, so the jobs get a database of their own
-//   (`<database>_jobs`), and with it a lock of their own (not remeasured on PostgreSQL).
+// - `separateJobStore`: Agenda's lock updates run beside Herald's writes and cannot join its lane;
+//   FerretDB v1 keeps one SQLite file per database, so the jobs get a database of their own
+//   (`<database>_jobs`), and with it a lock of their own.
 // - `maxWriteBatch`: a command holds one pooled SQLite connection per statement until the whole
 //   command ends (seen in goroutine dumps: an update command of 200 statements held 100 open
 //   result sets and waited for a 101st connection forever), and an update touching many documents
 //   while others waited hung too; so a claim, an outcome write or any multi-statement write
-//   touches at most 50 rows or statements. On the PostgreSQL handler the same: two cancellations of
-//   one subscriber's rows replaced a thousand of them in one command and wedged the store for good.
+//   touches at most 50 rows or statements.
 // - `deferredEventCounters` and `pointReads`: no lookup is indexed. A filter of `{_id}` alone is
 //   handed to SQLite, but FerretDB's `_id` index is on another expression than its lookup, so
 //   SQLite reads every row; any other filter (`$in`, a second field) is matched in Go after every
@@ -40,7 +40,7 @@
 // Chosen by detection (`buildInfo` carries `ferretdbVersion` on FerretDB) or by configuration
 // (`storeCompat: 'mongodb' | 'ferretdb-v1'`). docs/ARCHITECTURE.md "Store compatibility" has the list.
 import type { Db } from 'mongodb';
-import { isTransientStoreError } from './availability.js';
+import { isStoreUnavailable, isTransientStoreError, StoreUnavailableError } from './availability.js';
 
 export type StoreCompatName = 'mongodb' | 'ferretdb-v1';
 
@@ -52,14 +52,23 @@ export interface StoreCompat {
   readonly deferredEventCounters: boolean;
   /** Look documents up one `{_id}` at a time instead of one `$in` query. */
   readonly pointReads: boolean;
+  /**
+   * Whether operations run side by side. On the serial lane they do not, so overlapping two of
+   * them saves no round trip, and publishing keeps its reads before its writes.
+   */
+  readonly concurrentOperations: boolean;
   /** How many outcome flushes may be in flight at once. */
   readonly writeConcurrency: number;
   /** Most rows one claim or outcome write may touch. */
   readonly maxWriteBatch: number;
-  /** Runs a database write (insert, update, delete), with transient retries on FerretDB v1. */
-  write<T>(operation: () => Promise<T>): Promise<T>;
-  /** Runs a read, with transient retries on FerretDB v1. */
-  retry<T>(operation: () => Promise<T>): Promise<T>;
+  /**
+   * Runs a database write (insert, update, delete): through the single lane and with transient
+   * retries on FerretDB v1. `urgent` writes (the engine's) take turns with queued publishes, so
+   * neither a flood of publishes nor a busy engine starves the other.
+   */
+  write<T>(operation: () => Promise<T>, urgent?: boolean): Promise<T>;
+  /** Runs a read, through the lane and with transient retries on FerretDB v1. */
+  retry<T>(operation: () => Promise<T>, urgent?: boolean): Promise<T>;
 }
 
 const TRANSIENT_RETRIES = 5;
@@ -80,11 +89,85 @@ function defaultSleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export function storeCompat(name: StoreCompatName): StoreCompat {
-  if (name === 'mongodb') {
-    const direct = <T>(operation: () => Promise<T>): Promise<T> => operation();
-    return { name, uniqueKeyClaims: false, groupedOutcomeWrites: false, separateJobStore: false, deferredEventCounters: false, pointReads: false, writeConcurrency: 4, maxWriteBatch: Number.POSITIVE_INFINITY, write: direct, retry: direct };
+/** After a section finds the store unreachable, queued and new sections fail at once for this long. */
+export const UNREACHABLE_WINDOW_MS = 1_000;
+
+interface Section {
+  run: () => Promise<void>;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * Runs async sections one at a time, each kind in order. Urgent ones (the engine's) go first, but
+ * when both kinds wait they share the lane's time: after an urgent section, normal ones (publishes,
+ * API requests) run for as long as it took. So the engine never waits behind a flood of publishes,
+ * and publishes never starve behind an engine busy retrying a failing receiver, whose sections
+ * (claims and outcome writes of many rows) are ten times longer than a publish's (measured beside
+ * one such receiver: urgent-first 7 publishes/s, turns by count 60/s). When one finds the
+ * store unreachable, the sections queued behind it fail at once instead of each waiting out its
+ * own timeout in turn — callers get a fast answer during an outage, and the next section after the
+ * window probes the store again.
+ */
+class SerialLane {
+  private readonly urgent: Section[] = [];
+  private readonly normal: Section[] = [];
+  private busy = false;
+  /** Lane time (ms) normal sections may still use before the next urgent one. */
+  private normalCredit = 0;
+  private unreachableUntil = 0;
+  private readonly now: () => number;
+
+  constructor(now: () => number = Date.now) {
+    this.now = now;
   }
+
+  run<T>(section: () => Promise<T>, urgent = false): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      (urgent ? this.urgent : this.normal).push({ run: () => section().then(resolve), reject });
+      void this.drain();
+    });
+  }
+
+  private next(): { section: Section; urgent: boolean } | undefined {
+    if (this.normal.length === 0) this.normalCredit = 0;
+    const urgent = this.urgent.length > 0 && (this.normalCredit <= 0 || this.normal.length === 0);
+    const section = urgent ? this.urgent.shift() : this.normal.shift();
+    return section && { section, urgent };
+  }
+
+  private async drain(): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      for (let next = this.next(); next; next = this.next()) {
+        const { section, urgent } = next;
+        if (this.now() < this.unreachableUntil) {
+          section.reject(new StoreUnavailableError());
+          continue;
+        }
+        const started = this.now();
+        try {
+          await section.run();
+        } catch (error) {
+          if (isStoreUnavailable(error)) this.unreachableUntil = this.now() + UNREACHABLE_WINDOW_MS;
+          section.reject(error);
+        }
+        // At least one normal section after each urgent one, however short.
+        const took = Math.max(1, this.now() - started);
+        this.normalCredit = urgent ? this.normalCredit + took : Math.max(0, this.normalCredit - took);
+      }
+    } finally {
+      this.busy = false;
+    }
+  }
+}
+
+export function storeCompat(name: StoreCompatName, now: () => number = Date.now): StoreCompat {
+  if (name === 'mongodb') {
+    const direct = <T>(operation: () => Promise<T>, _urgent?: boolean): Promise<T> => operation();
+    return { name, uniqueKeyClaims: false, groupedOutcomeWrites: false, separateJobStore: false, deferredEventCounters: false, pointReads: false, concurrentOperations: true, writeConcurrency: 4, maxWriteBatch: Number.POSITIVE_INFINITY, write: direct, retry: direct };
+  }
+  const lane = new SerialLane(now);
   return {
     name,
     uniqueKeyClaims: true,
@@ -92,10 +175,11 @@ export function storeCompat(name: StoreCompatName): StoreCompat {
     separateJobStore: true,
     deferredEventCounters: true,
     pointReads: true,
-    writeConcurrency: 4,
+    concurrentOperations: false,
+    writeConcurrency: 1,
     maxWriteBatch: 50,
-    write: (operation) => retryTransient(operation),
-    retry: (operation) => retryTransient(operation),
+    write: (operation, urgent) => lane.run(() => retryTransient(operation), urgent),
+    retry: (operation, urgent) => lane.run(() => retryTransient(operation), urgent),
   };
 }
 

@@ -1,8 +1,8 @@
-// The FerretDB v1 side of the store-compatibility seam: its transient retries and its bounds.
+// The FerretDB v1 side of the store-compatibility seam: its lane, its transient retries, its watchdog.
 import { afterEach, expect, test, vi } from 'vitest';
-import { MongoBulkWriteError, MongoNetworkError } from 'mongodb';
+import { MongoBulkWriteError, MongoNetworkError, MongoServerSelectionError } from 'mongodb';
 import { clientTimeoutOptions, isStoreUnavailable, isTransientStoreError, StoreUnavailableError } from '../../src/storage/availability.js';
-import { retryTransient, storeCompat } from '../../src/storage/compat.js';
+import { retryTransient, storeCompat, UNREACHABLE_WINDOW_MS } from '../../src/storage/compat.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -30,22 +30,71 @@ test('a transient error is retried with backoff; others and the last one surface
   await expect(retryTransient(async () => { throw new Error('other'); }, async () => undefined)).rejects.toThrow('other');
 });
 
-test('both sides run operations side by side: a slow one holds nobody back', async () => {
-  for (const name of ['mongodb', 'ferretdb-v1'] as const) {
-    const compat = storeCompat(name);
-    const order: string[] = [];
-    let release!: () => void;
-    const slow = compat.write(() => new Promise<void>((resolve) => { release = resolve; }).then(() => { order.push('slow'); }));
-    await compat.write(async () => { order.push('fast'); });
-    release();
-    await slow;
-    expect(order).toEqual(['fast', 'slow']);
-  }
+test('the lane runs one operation at a time, the engine\'s first', async () => {
+  const compat = storeCompat('ferretdb-v1');
+  const order: string[] = [];
+  let release!: () => void;
+  const first = compat.write(() => new Promise<void>((resolve) => { release = resolve; }).then(() => { order.push('running'); }));
+  const publish = compat.write(async () => { order.push('publish'); });
+  const engine = compat.write(async () => { order.push('engine'); }, true);
+  release();
+  await Promise.all([first, publish, engine]);
+  expect(order).toEqual(['running', 'engine', 'publish']);
 });
 
-test('FerretDB v1 bounds every multi-statement write and claims through unique keys; MongoDB needs neither', () => {
-  expect(storeCompat('ferretdb-v1')).toMatchObject({ maxWriteBatch: 50, uniqueKeyClaims: true });
-  expect(storeCompat('mongodb')).toMatchObject({ maxWriteBatch: Number.POSITIVE_INFINITY, uniqueKeyClaims: false });
+test('when both wait, the engine and publishes take turns (by lane time): neither starves the other', async () => {
+  const compat = storeCompat('ferretdb-v1');
+  const order: string[] = [];
+  let release!: () => void;
+  const first = compat.write(() => new Promise<void>((resolve) => { release = resolve; }).then(() => { order.push('running'); }));
+  const queued = [
+    ...[1, 2, 3].map((n) => compat.write(async () => { order.push(`publish ${n}`); })),
+    ...[1, 2, 3, 4, 5].map((n) => compat.write(async () => { order.push(`engine ${n}`); }, true)),
+  ];
+  release();
+  await Promise.all([first, ...queued]);
+  expect(order).toEqual(['running', 'engine 1', 'publish 1', 'engine 2', 'publish 2', 'engine 3', 'publish 3', 'engine 4', 'engine 5']);
+});
+
+test('after an urgent section, normal ones run for as long as it took', async () => {
+  let clock = 0;
+  const compat = storeCompat('ferretdb-v1', () => clock);
+  const order: string[] = [];
+  let release!: () => void;
+  const first = compat.write(() => new Promise<void>((resolve) => { release = resolve; }));
+  const queued = [
+    ...Array.from({ length: 10 }, (_, i) => compat.write(async () => { clock += 2; order.push(`p${i + 1}`); })),
+    ...Array.from({ length: 3 }, (_, i) => compat.write(async () => { clock += 10; order.push(`E${i + 1}`); }, true)),
+  ];
+  release();
+  await Promise.all([first, ...queued]);
+  expect(order.join(' ')).toBe('E1 p1 p2 p3 p4 p5 E2 p6 p7 p8 p9 p10 E3');
+});
+
+test('MongoDB: no lane, nothing held back', async () => {
+  const compat = storeCompat('mongodb');
+  const order: string[] = [];
+  let release!: () => void;
+  const slow = compat.write(() => new Promise<void>((resolve) => { release = resolve; }).then(() => { order.push('slow'); }));
+  await compat.write(async () => { order.push('fast'); });
+  release();
+  await slow;
+  expect(order).toEqual(['fast', 'slow']);
+});
+
+test('an unreachable store fails the operations queued behind the one that found out, and new ones for a moment', async () => {
+  vi.useFakeTimers();
+  const compat = storeCompat('ferretdb-v1');
+  const unreachable = new MongoServerSelectionError('connect ECONNREFUSED 127.0.0.1:1', { type: 'Unknown', servers: new Map(), stale: false, compatible: true, heartbeatFrequencyMS: 10_000, localThresholdMS: 15, setName: null, maxElectionId: null, maxSetVersion: null, commonWireVersion: 0, logicalSessionTimeoutMinutes: null } as never);
+  let queuedRan = false;
+  const first = compat.retry(async () => { throw unreachable; });
+  const queued = compat.retry(async () => { queuedRan = true; });
+  await expect(first).rejects.toBe(unreachable);
+  await expect(queued).rejects.toBeInstanceOf(StoreUnavailableError);
+  expect(queuedRan).toBe(false);
+  await expect(compat.write(async () => 'new')).rejects.toBeInstanceOf(StoreUnavailableError);
+  await vi.advanceTimersByTimeAsync(UNREACHABLE_WINDOW_MS);
+  await expect(compat.write(async () => 'probe')).resolves.toBe('probe');
 });
 
 test('which errors mean the store is unreachable, and the client timeouts a connection string does not set', () => {
