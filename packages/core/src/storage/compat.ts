@@ -8,7 +8,9 @@
 //   beside inserts), so every write of the process goes through one lane (`StoreCompat.write`).
 //   Reads go through it too. Run beside it, four at a time, they doubled short runs, but in a 10 s
 //   run at 500 deliveries/s on a 1,000-event history the same outcome batch went unrecorded lease
-//   after lease (12 deliveries/s, duplicates), as when an operation hangs.
+//   after lease (12 deliveries/s, duplicates), as when an operation hangs. On the PostgreSQL
+//   handler too: with operations side by side some commands went unanswered until the driver's
+//   60 s socket timeout (a burst's fan-out p95 55 s; a poll that never failed during an outage).
 // - `uniqueKeyClaims`: a conditional update is not atomic against a concurrent one (two workers
 //   both "won" the same rows), so a claim first inserts a document whose `_id` names the row's
 //   incarnation; the unique `_id` makes exactly one claimer win.
@@ -63,8 +65,8 @@ export interface StoreCompat {
   readonly maxWriteBatch: number;
   /**
    * Runs a database write (insert, update, delete): through the single lane and with transient
-   * retries on FerretDB v1. `urgent` writes (the engine's) take turns with queued publishes, so
-   * neither a flood of publishes nor a busy engine starves the other.
+   * retries on FerretDB v1. `urgent` writes (the engine's) go before queued publishes, so a flood
+   * of publishes slows publishing, not delivery.
    */
   write<T>(operation: () => Promise<T>, urgent?: boolean): Promise<T>;
   /** Runs a read, through the lane and with transient retries on FerretDB v1. */
@@ -98,12 +100,10 @@ interface Section {
 }
 
 /**
- * Runs async sections one at a time, each kind in order. Urgent ones (the engine's) go first, but
- * when both kinds wait they share the lane's time: after an urgent section, normal ones (publishes,
- * API requests) run for as long as it took. So the engine never waits behind a flood of publishes,
- * and publishes never starve behind an engine busy retrying a failing receiver, whose sections
- * (claims and outcome writes of many rows) are ten times longer than a publish's (measured beside
- * one such receiver: urgent-first 7 publishes/s, turns by count 60/s). When one finds the
+ * Runs async sections one at a time: urgent ones (the engine's) first, each kind in order. Sharing
+ * the lane's time with publishes was measured and refused: beside a receiver failing every attempt
+ * it raised publishing from 9 to 89–131 events/s, but a burst of publishes then delayed deliveries
+ * by seconds (fan-out p50 57 ms → 5–9 s, bench scenarios (a) and (e)). When one section finds the
  * store unreachable, the sections queued behind it fail at once instead of each waiting out its
  * own timeout in turn — callers get a fast answer during an outage, and the next section after the
  * window probes the store again.
@@ -112,8 +112,6 @@ class SerialLane {
   private readonly urgent: Section[] = [];
   private readonly normal: Section[] = [];
   private busy = false;
-  /** Lane time (ms) normal sections may still use before the next urgent one. */
-  private normalCredit = 0;
   private unreachableUntil = 0;
   private readonly now: () => number;
 
@@ -128,33 +126,25 @@ class SerialLane {
     });
   }
 
-  private next(): { section: Section; urgent: boolean } | undefined {
-    if (this.normal.length === 0) this.normalCredit = 0;
-    const urgent = this.urgent.length > 0 && (this.normalCredit <= 0 || this.normal.length === 0);
-    const section = urgent ? this.urgent.shift() : this.normal.shift();
-    return section && { section, urgent };
+  private next(): Section | undefined {
+    return this.urgent.shift() ?? this.normal.shift();
   }
 
   private async drain(): Promise<void> {
     if (this.busy) return;
     this.busy = true;
     try {
-      for (let next = this.next(); next; next = this.next()) {
-        const { section, urgent } = next;
+      for (let section = this.next(); section; section = this.next()) {
         if (this.now() < this.unreachableUntil) {
           section.reject(new StoreUnavailableError());
           continue;
         }
-        const started = this.now();
         try {
           await section.run();
         } catch (error) {
           if (isStoreUnavailable(error)) this.unreachableUntil = this.now() + UNREACHABLE_WINDOW_MS;
           section.reject(error);
         }
-        // At least one normal section after each urgent one, however short.
-        const took = Math.max(1, this.now() - started);
-        this.normalCredit = urgent ? this.normalCredit + took : Math.max(0, this.normalCredit - took);
       }
     } finally {
       this.busy = false;

@@ -42,35 +42,6 @@ test('the lane runs one operation at a time, the engine\'s first', async () => {
   expect(order).toEqual(['running', 'engine', 'publish']);
 });
 
-test('when both wait, the engine and publishes take turns (by lane time): neither starves the other', async () => {
-  const compat = storeCompat('ferretdb-v1');
-  const order: string[] = [];
-  let release!: () => void;
-  const first = compat.write(() => new Promise<void>((resolve) => { release = resolve; }).then(() => { order.push('running'); }));
-  const queued = [
-    ...[1, 2, 3].map((n) => compat.write(async () => { order.push(`publish ${n}`); })),
-    ...[1, 2, 3, 4, 5].map((n) => compat.write(async () => { order.push(`engine ${n}`); }, true)),
-  ];
-  release();
-  await Promise.all([first, ...queued]);
-  expect(order).toEqual(['running', 'engine 1', 'publish 1', 'engine 2', 'publish 2', 'engine 3', 'publish 3', 'engine 4', 'engine 5']);
-});
-
-test('after an urgent section, normal ones run for as long as it took', async () => {
-  let clock = 0;
-  const compat = storeCompat('ferretdb-v1', () => clock);
-  const order: string[] = [];
-  let release!: () => void;
-  const first = compat.write(() => new Promise<void>((resolve) => { release = resolve; }));
-  const queued = [
-    ...Array.from({ length: 10 }, (_, i) => compat.write(async () => { clock += 2; order.push(`p${i + 1}`); })),
-    ...Array.from({ length: 3 }, (_, i) => compat.write(async () => { clock += 10; order.push(`E${i + 1}`); }, true)),
-  ];
-  release();
-  await Promise.all([first, ...queued]);
-  expect(order.join(' ')).toBe('E1 p1 p2 p3 p4 p5 E2 p6 p7 p8 p9 p10 E3');
-});
-
 test('MongoDB: no lane, nothing held back', async () => {
   const compat = storeCompat('mongodb');
   const order: string[] = [];
