@@ -46,7 +46,7 @@ export class DeliveryStore {
   readonly compat: StoreCompat;
   private readonly deferredCounters: DeferredEventCounters | undefined;
 
-  /** The engine's own operations go first on a serial store, sharing its time with publishes (storage/compat.ts). */
+  /** The engine's own operations go before queued publishes on a serial store (storage/compat.ts). */
   private readonly write = <T>(operation: () => Promise<T>): Promise<T> => this.compat.write(operation, true);
   private readonly read = <T>(operation: () => Promise<T>): Promise<T> => this.compat.retry(operation, true);
 
