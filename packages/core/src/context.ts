@@ -25,6 +25,8 @@ export interface CoreContext {
   engine: FastPath;
   /** Publishes one of Herald's own events (events/operational.ts); set once the services exist. */
   emit: EmitOperational;
+  /** Work that goes on after its call answered (a subscriber's cancellation); `close()` waits for it. */
+  background: Set<Promise<void>>;
 }
 
 export const DEFAULT_SECRET_ROTATION_OVERLAP_MS = 24 * 60 * 60 * 1000;

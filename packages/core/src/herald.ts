@@ -99,6 +99,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     },
     // Herald's own events go through the event service, created below with this context.
     emit: (orgId, event, cause) => emit(orgId, event, cause),
+    background: new Set(),
   };
   const events = createEventService(context);
   const emit = operationalEmitter(events.publishOperational, logger);
@@ -140,12 +141,13 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       if (closed) return;
       closed = true;
       await deliveryEngine.stop();
+      await Promise.all(context.background);
       silenceReport.stop();
       storeWatch.stop();
       await ownedClient?.close();
     },
     async health() {
-      // A read of its own, outside the serial lane (a busy lane is not a down store), bounded: a
+      // A read of its own, outside the store lane (a busy lane is not a down store), bounded: a
       // store that accepts connections but answers nothing reads as down within a second, one that
       // answered other commands just now as busy and up.
       const probe = collections.orgState.findOne({}, { projection: { _id: 1 } }).then(

@@ -92,6 +92,7 @@ export function coreContextFor(t: TestHerald): CoreContext {
     secretRotationOverlapMs: 1000,
     engine: t.engine,
     emit: () => undefined,
+    background: new Set(),
   };
 }
 

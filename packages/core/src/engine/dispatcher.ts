@@ -158,7 +158,11 @@ export class Dispatcher implements FastPath {
     const slots: string[] = [];
     const accepted = requests.map(({ subscriberId, timeoutMs, maxConcurrency, rateLimitPerSecond }) => {
       this.gates.learn(subscriberId, { maxConcurrency, rateLimitPerSecond });
-      if (!this.accepting || this.inFlight >= concurrency || this.fastInFlight >= fastCap) return false;
+      if (!this.accepting) return false;
+      if (this.inFlight >= concurrency || this.fastInFlight >= fastCap) {
+        this.deps.store.compat.deliveryBacklog(true);
+        return false;
+      }
       if (!this.gates.admitOne(subscriberId, now.getTime())) return false;
       this.occupy(subscriberId, +1);
       this.fastInFlight += 1;
@@ -208,9 +212,11 @@ export class Dispatcher implements FastPath {
           const free = Math.min(this.deps.config.concurrency - this.inFlight, this.batchLimit());
           if (free <= 0) {
             this.backlog = true;
+            this.deps.store.compat.deliveryBacklog(true);
             break;
           }
           const taken = await this.pollOnce(free);
+          this.deps.store.compat.deliveryBacklog(taken >= free);
           if (taken < free) break; // the store has no more due rows for us right now
         }
       } while (this.pollAgain && this.accepting);

@@ -140,7 +140,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
   const healthWrites = new Set<Promise<void>>();
 
   const maintenance = createMaintenance({
-    db: deps.compat.separateJobStore ? deps.db.client.db(`${deps.db.databaseName}_jobs`) : deps.db,
+    db: deps.db,
     prefix: deps.prefix,
     owner,
     store,

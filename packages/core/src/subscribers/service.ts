@@ -82,9 +82,13 @@ export function createSubscriberService(context: CoreContext): SubscriberService
    * that it claims before this reaches it (also after a crash here).
    */
   function cancelInBackground(subscriberId: string, reason: string, now: Date): void {
-    void cancelPendingDeliveries(collections, context.compat, subscriberId, reason, now).catch((error: unknown) => {
-      context.logger.error({ subscriberId, err: error instanceof Error ? error.message : String(error) }, 'cancelling a subscriber\'s pending deliveries failed; the engine cancels them when it claims them');
-    });
+    const cancelling = cancelPendingDeliveries(collections, context.compat, subscriberId, reason, now)
+      .then(() => undefined)
+      .catch((error: unknown) => {
+        context.logger.error({ subscriberId, err: error instanceof Error ? error.message : String(error) }, 'cancelling a subscriber\'s pending deliveries failed; the engine cancels them when it claims them');
+      })
+      .finally(() => context.background.delete(cancelling));
+    context.background.add(cancelling);
   }
 
   async function respond(document: SubscriberDocument) {

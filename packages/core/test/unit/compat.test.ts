@@ -2,7 +2,8 @@
 import { afterEach, expect, test, vi } from 'vitest';
 import { MongoBulkWriteError, MongoNetworkError, MongoServerSelectionError } from 'mongodb';
 import { clientTimeoutOptions, isStoreUnavailable, isTransientStoreError, StoreUnavailableError } from '../../src/storage/availability.js';
-import { retryTransient, storeCompat, UNREACHABLE_WINDOW_MS } from '../../src/storage/compat.js';
+import { retryTransient, storeCompat } from '../../src/storage/compat.js';
+import { UNREACHABLE_WINDOW_MS } from '../../src/storage/store-lane.js';
 
 afterEach(() => {
   vi.useRealTimers();
@@ -30,16 +31,55 @@ test('a transient error is retried with backoff; others and the last one surface
   await expect(retryTransient(async () => { throw new Error('other'); }, async () => undefined)).rejects.toThrow('other');
 });
 
-test('the lane runs one operation at a time, the engine\'s first', async () => {
+/** An operation that runs until `finish()` is called, recording when it started. */
+function held(started: string[], name: string): { operation: () => Promise<string>; finish: () => void } {
+  let finish!: () => void;
+  const done = new Promise<void>((resolve) => { finish = resolve; });
+  return { operation: async () => { started.push(name); await done; return name; }, finish };
+}
+
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+
+test('the lane runs the engine\'s operations two at a time and first, others one at a time beside them', async () => {
   const compat = storeCompat('ferretdb-v1');
-  const order: string[] = [];
-  let release!: () => void;
-  const first = compat.write(() => new Promise<void>((resolve) => { release = resolve; }).then(() => { order.push('running'); }));
-  const publish = compat.write(async () => { order.push('publish'); });
-  const engine = compat.write(async () => { order.push('engine'); }, true);
-  release();
-  await Promise.all([first, publish, engine]);
-  expect(order).toEqual(['running', 'engine', 'publish']);
+  const started: string[] = [];
+  const ops = ['engine1', 'engine2', 'engine3', 'publish1', 'publish2'].map((name) => ({ name, ...held(started, name) }));
+  const running = ops.map(({ name, operation }) => compat.write(operation, name.startsWith('engine')));
+  await settle();
+  expect(started).toEqual(['engine1', 'engine2', 'publish1']);
+  ops[3]!.finish(); // publish1
+  await settle();
+  expect(started).toEqual(['engine1', 'engine2', 'publish1', 'publish2']);
+  ops[0]!.finish();
+  await settle();
+  expect(started.at(-1)).toBe('engine3');
+  for (const op of ops) op.finish();
+  expect(await Promise.all(running)).toEqual(ops.map(({ name }) => name));
+});
+
+test('while deliveries are behind, other operations wait until no engine operation runs', async () => {
+  const compat = storeCompat('ferretdb-v1');
+  const started: string[] = [];
+  compat.deliveryBacklog(true);
+  const engine = held(started, 'engine');
+  const publish = held(started, 'publish');
+  const running = [compat.write(engine.operation, true), compat.write(publish.operation)];
+  await settle();
+  expect(started).toEqual(['engine']);
+  engine.finish();
+  await settle();
+  expect(started).toEqual(['engine', 'publish']);
+  publish.finish();
+  await Promise.all(running);
+
+  // Caught up: the next publish runs beside the engine again.
+  compat.deliveryBacklog(false);
+  const again = [held(started, 'engine again'), held(started, 'publish again')];
+  const second = [compat.write(again[0]!.operation, true), compat.write(again[1]!.operation)];
+  await settle();
+  expect(started.slice(2)).toEqual(['engine again', 'publish again']);
+  for (const op of again) op.finish();
+  await Promise.all(second);
 });
 
 test('MongoDB: no lane, nothing held back', async () => {
