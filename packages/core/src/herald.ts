@@ -121,7 +121,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   };
   const deliveryEngine: DeliveryEngine = (options.engineFactory ?? createDeliveryEngine)(deps);
 
-  const storeWatch = watchStore(db.client);
+  const storeWatch = watchStore(db.client, { probe: () => collections.orgState.findOne({}, { projection: { _id: 1 } }) });
   const silenceReport = reportStoreSilence(storeWatch, logger);
 
   let closed = false;

@@ -14,7 +14,7 @@ function fakeClient(monitorCommands = true) {
 test('silence: 0 with nothing waiting, the oldest wait with no answer since, the time since the last answer otherwise', () => {
   let clock = 1_000;
   const client = fakeClient();
-  const watch = watchStore(client as unknown as MongoClient, () => clock);
+  const watch = watchStore(client as unknown as MongoClient, { now: () => clock });
   expect(watch.sees).toBe(true);
   expect(watch.silentForMs()).toBe(0);
   client.emit('commandStarted', { requestId: 1 });
@@ -65,6 +65,44 @@ test('one error line when the silence passes the threshold, one info line when t
     await vi.advanceTimersByTimeAsync(1_000);
     expect(lines.map(({ level }) => level)).toEqual(['error', 'info']);
     report.stop();
+  } finally {
+    vi.useRealTimers();
+  }
+});
+
+test('a lone slow command is not silence once the store answers the watch\'s own small read', async () => {
+  vi.useFakeTimers();
+  try {
+    const client = fakeClient();
+    let probes = 0;
+    // The probe goes through the same client: its command events are what the watch sees.
+    const probe = async () => {
+      probes += 1;
+      client.emit('commandStarted', { requestId: 100 + probes });
+      client.emit('commandSucceeded', { requestId: 100 + probes });
+    };
+    const watch = watchStore(client as unknown as MongoClient, { probe, probeAfterMs: 500 });
+    client.emit('commandStarted', { requestId: 1 }); // the slow one, unanswered throughout
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(probes).toBeGreaterThan(0);
+    expect(watch.silentForMs()).toBeLessThan(1_000);
+
+    // A store that answers nothing: the probe waits too, and the silence grows.
+    const stuck = fakeClient();
+    let stuckProbes = 0;
+    const stuckWatch = watchStore(stuck as unknown as MongoClient, {
+      probe: () => {
+        stuckProbes += 1;
+        stuck.emit('commandStarted', { requestId: 200 });
+        return new Promise(() => {});
+      },
+    });
+    stuck.emit('commandStarted', { requestId: 1 });
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(stuckProbes).toBe(1); // one probe at a time
+    expect(stuckWatch.silentForMs()).toBeGreaterThanOrEqual(3_000);
+    watch.stop();
+    stuckWatch.stop();
   } finally {
     vi.useRealTimers();
   }
