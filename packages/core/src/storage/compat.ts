@@ -84,12 +84,12 @@ function defaultSleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export function storeCompat(name: StoreCompatName, now: () => number = Date.now): StoreCompat {
+export function storeCompat(name: StoreCompatName): StoreCompat {
   if (name === 'mongodb') {
     const direct = <T>(operation: () => Promise<T>, _urgent?: boolean): Promise<T> => operation();
     return { name, deliveryBacklog: () => {}, uniqueKeyClaims: false, groupedOutcomeWrites: false, deferredEventCounters: false, pointReads: false, concurrentOperations: true, writeConcurrency: 4, maxWriteBatch: Number.POSITIVE_INFINITY, write: direct, retry: direct };
   }
-  const lane = new StoreLane(now);
+  const lane = new StoreLane();
   return {
     name,
     uniqueKeyClaims: true,

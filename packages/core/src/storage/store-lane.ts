@@ -35,11 +35,6 @@ export class StoreLane {
   private runningOthers = 0;
   private backlog = false;
   private unreachableUntil = 0;
-  private readonly now: () => number;
-
-  constructor(now: () => number = Date.now) {
-    this.now = now;
-  }
 
   run<T>(section: () => Promise<T>, engine = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
@@ -66,7 +61,7 @@ export class StoreLane {
     for (let section = this.next(); section; section = this.next()) {
       // When one operation finds the store unreachable, those queued behind it fail at once instead
       // of each waiting out its own timeout in turn; the first one after the window probes again.
-      if (this.now() < this.unreachableUntil) {
+      if (Date.now() < this.unreachableUntil) {
         section.reject(new StoreUnavailableError());
         continue;
       }
@@ -80,7 +75,7 @@ export class StoreLane {
     void section
       .run()
       .catch((error: unknown) => {
-        if (isStoreUnavailable(error)) this.unreachableUntil = this.now() + UNREACHABLE_WINDOW_MS;
+        if (isStoreUnavailable(error)) this.unreachableUntil = Date.now() + UNREACHABLE_WINDOW_MS;
         section.reject(error);
       })
       .finally(() => {
