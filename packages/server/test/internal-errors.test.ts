@@ -1,46 +1,29 @@
 // With the database unreachable every operation answers quickly with 503 SERVICE_UNAVAILABLE and
 // a Retry-After (docs/server.md "When the database is unavailable"), never a 500 and never a hang;
 // the log names the cause. The network to the run's store is cut and restored (the store keeps its
-// data), so this runs on either store path. Credentials are a JWT here, so authentication itself
-// needs no database.
-import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
-import { MongoClient } from 'mongodb';
+// data; support/proxied-host.ts).
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openTestDatabase, type TestDatabase } from '../../../test/support/mongo.js';
-import { startTcpProxy, type TcpProxy } from '../../../test/support/tcp-proxy.js';
-import { startTestHost, type TestHost } from './support/test-host.js';
+import type { TcpProxy } from '../../../test/support/tcp-proxy.js';
+import { startProxiedHost, type ProxiedHost } from './support/proxied-host.js';
+import type { TestHost } from './support/test-host.js';
 
-let store: TestDatabase;
+let host: ProxiedHost;
 let network: TcpProxy;
 let t: TestHost;
 let token: string;
 
 beforeAll(async () => {
-  store = await openTestDatabase('internal_errors');
-  network = await startTcpProxy(store.uri);
-  const proxied = new URL(network.uri);
-  proxied.searchParams.set('serverSelectionTimeoutMS', '500');
-  proxied.searchParams.set('connectTimeoutMS', '500');
-  const uri = proxied.toString();
-  const client = new MongoClient(uri);
-  const database = { uri, client, db: client.db(store.dbName), dbName: store.dbName, close: async () => { await client.close(); } };
-  const keys = await generateKeyPair('ES256', { extractable: true });
-  t = await startTestHost({ database, overrides: { jwt: { publicKeyPem: await exportSPKI(keys.publicKey) } } });
-  token = await new SignJWT({ org: 'default', scope: 'dp:webhook_subscriber:manage dp:event:read' })
-    .setProtectedHeader({ alg: 'ES256' })
-    .setSubject('ops-user')
-    .setExpirationTime('10m')
-    .sign(keys.privateKey);
+  host = await startProxiedHost('internal_errors', {
+    scope: 'dp:webhook_subscriber:manage dp:event:read',
+    uriParams: { serverSelectionTimeoutMS: '500', connectTimeoutMS: '500' },
+  });
+  ({ t, network, token } = host);
   const created = await t.api.post('/api/v0.9/webhook-subscribers', { id: 'doomed', displayName: 'D', targetUrl: 'https://example.com/d' }, { token });
   expect(created.status).toBe(201);
   network.cut();
 });
 afterAll(async () => {
-  network?.restore();
-  await Promise.race([t?.close(), new Promise((resolve) => setTimeout(resolve, 10_000))]);
-  await t?.database.close();
-  await network?.close();
-  await store?.close();
+  await host?.close();
 });
 
 it.each([

@@ -1,33 +1,21 @@
 // A database that takes commands and answers none (stuck, not down: connections stay open) gets
 // every route, /metrics included, a 503 within 2 s instead of a hang; /readyz turns 503; the log
-// says so once; and everything answers again by itself once the database does. A loopback proxy
-// in front of the run's store holds its answers back, so this runs on either store path.
-// Credentials are a JWT, so authentication itself needs no database.
-import { exportSPKI, generateKeyPair, SignJWT } from 'jose';
-import { MongoClient } from 'mongodb';
+// says so once; and everything answers again by itself once the database does. The proxy in front
+// of the run's store (support/proxied-host.ts) holds its answers back.
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { openTestDatabase, type TestDatabase } from '../../../test/support/mongo.js';
-import { startTcpProxy, type TcpProxy } from '../../../test/support/tcp-proxy.js';
-import { startTestHost, type TestHost } from './support/test-host.js';
+import type { TcpProxy } from '../../../test/support/tcp-proxy.js';
+import { startProxiedHost, type ProxiedHost } from './support/proxied-host.js';
+import type { TestHost } from './support/test-host.js';
 
-let store: TestDatabase;
+let host: ProxiedHost;
 let network: TcpProxy;
 let t: TestHost;
 let token: string;
 let acceptedEventId: string;
 
 beforeAll(async () => {
-  store = await openTestDatabase('store_silent');
-  network = await startTcpProxy(store.uri);
-  const client = new MongoClient(network.uri);
-  const database = { uri: network.uri, client, db: client.db(store.dbName), dbName: store.dbName, close: async () => { await client.close(); } };
-  const keys = await generateKeyPair('ES256', { extractable: true });
-  t = await startTestHost({ database, mode: 'api-only', overrides: { jwt: { publicKeyPem: await exportSPKI(keys.publicKey) } } });
-  token = await new SignJWT({ org: 'default', scope: 'dp:webhook_subscriber:manage dp:event:read dp:event:publish dp:project:read' })
-    .setProtectedHeader({ alg: 'ES256' })
-    .setSubject('ops-user')
-    .setExpirationTime('10m')
-    .sign(keys.privateKey);
+  host = await startProxiedHost('store_silent', { mode: 'api-only', scope: 'dp:webhook_subscriber:manage dp:event:read dp:event:publish dp:project:read' });
+  ({ t, network, token } = host);
   expect((await t.api.post('/api/v0.9/webhook-subscribers', { id: 'kept', displayName: 'K', targetUrl: 'https://example.com/k', events: ['order.*'] }, { token })).status).toBe(201);
   const accepted = await t.api.post<{ eventId: string }>('/api/v0.9/webhook-events', { eventType: 'order.placed', aggregateType: 'order', aggregateId: 'o-1', data: { n: 1 } }, { token });
   expect(accepted.status).toBe(201);
@@ -35,11 +23,7 @@ beforeAll(async () => {
   network.hold();
 });
 afterAll(async () => {
-  network?.release();
-  await Promise.race([t?.close(), new Promise((resolve) => setTimeout(resolve, 10_000))]);
-  await t?.database.close();
-  await network?.close();
-  await store?.close();
+  await host?.close();
 });
 
 it.each([
