@@ -20,6 +20,7 @@ import { createHerald, type Herald, type Scope } from '@herald/core';
 import { freePort, type RunningFerretDb } from '../test/support/ferretdb.js';
 import { startStoreProcess } from '../test/support/store-process.js';
 import { waitForPing } from '../test/support/ping.js';
+import { treeCpuMs } from './process-tree-cpu.js';
 import { latencySummary, round } from './stats.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -53,7 +54,7 @@ const MEMORY_MONGO = process.env.BENCH_STORE === 'memory-mongo';
  */
 const WARMUP_EVENTS = num('BENCH_WARMUP_EVENTS', MEMORY_MONGO ? 300 : 0);
 
-async function startMemoryMongo(): Promise<RunningFerretDb> {
+async function startMemoryMongo(): Promise<RunningFerretDb & { pid: number }> {
   const launcher = resolve(import.meta.dirname, '../.tools/bin/memory-mongo');
   if (!existsSync(launcher)) throw new Error("memory-mongo is not built: run 'bash scripts/tools/memory-mongo.sh' first");
   const port = await freePort();
@@ -62,6 +63,7 @@ async function startMemoryMongo(): Promise<RunningFerretDb> {
   await waitForPing(uri, child, 30_000); // the JVM takes a few seconds to start
   return {
     uri,
+    pid: child.pid!,
     async stop() {
       child.kill('SIGTERM');
       await new Promise((r) => child.once('exit', r));
@@ -138,6 +140,8 @@ class ReceiptLog {
 
 interface Meter {
   cpuMs(): number;
+  /** The store's processes (FerretDB and PostgreSQL, or memory-mongo); NaN with MONGODB_URI. */
+  storeCpuMs(): number;
   commands(): number;
   elapsedMs(): number;
   /** The highest resident set size sampled since the meter started, in bytes. */
@@ -146,6 +150,8 @@ interface Meter {
 
 /** Commands sent by every monitored client of this process (Herald's own connections). */
 let commandCount = 0;
+/** The store's root process when the bench started it. */
+let storePid: number | undefined;
 let peakRss = 0;
 const rssWatchers = new Set<{ peak: number }>();
 setInterval(() => {
@@ -156,12 +162,14 @@ setInterval(() => {
 
 function meter(): Meter {
   const cpu = process.cpuUsage();
+  const storeCpu = storePid === undefined ? Number.NaN : treeCpuMs(storePid);
   const commands = commandCount;
   const started = performance.now();
   const rss = { peak: process.memoryUsage.rss() };
   rssWatchers.add(rss);
   return {
     cpuMs: () => { const d = process.cpuUsage(cpu); return (d.user + d.system) / 1000; },
+    storeCpuMs: () => (storePid === undefined ? Number.NaN : treeCpuMs(storePid) - storeCpu),
     commands: () => commandCount - commands,
     elapsedMs: () => performance.now() - started,
     peakRss: () => rss.peak,
@@ -175,6 +183,8 @@ interface ScenarioResult {
   deliveriesPerSecond: number;
   latencyMs: { p50: number; p95: number; p99: number; max: number };
   cpuMsPerDelivery: number;
+  /** null when the store is not the bench's own (MONGODB_URI). */
+  storeCpuMsPerDelivery: number | null;
   dbCommandsPerDelivery: number;
   dbCommandsPerEvent: number;
   lost: number;
@@ -233,6 +243,7 @@ function summarize(name: string, log: ReceiptLog, run: Run, m: Meter, extra?: Re
     deliveriesPerSecond: round(delivered / seconds, 1),
     latencyMs: latencySummary(latencies),
     cpuMsPerDelivery: round(m.cpuMs() / Math.max(1, delivered), 3),
+    storeCpuMsPerDelivery: storePid === undefined ? null : round(m.storeCpuMs() / Math.max(1, delivered), 3),
     dbCommandsPerDelivery: round(m.commands() / Math.max(1, delivered), 3),
     dbCommandsPerEvent: round(m.commands() / Math.max(1, run.events), 2),
     lost: run.expected.size - delivered,
@@ -575,8 +586,9 @@ process.on('exit', () => { for (const stop of children) stop(); });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
 
 async function main(): Promise<void> {
-  let ferret: RunningFerretDb | undefined;
+  let ferret: (RunningFerretDb & { pid: number }) | undefined;
   const uri = process.env.MONGODB_URI ?? (ferret = MEMORY_MONGO ? await startMemoryMongo() : await startStoreProcess()).uri;
+  storePid = ferret?.pid;
   if (ferret) children.push(() => void ferret?.stop());
   const sink = await startSink();
   children.push(() => sink.process.kill('SIGTERM'));
@@ -655,7 +667,7 @@ async function main(): Promise<void> {
   console.log('\nResults');
   console.table(results.map((r) => ({
     scenario: r.name, deliveries: r.deliveries, 'deliv/s': r.deliveriesPerSecond, p50: r.latencyMs.p50, p95: r.latencyMs.p95, p99: r.latencyMs.p99,
-    'cpu ms/deliv': r.cpuMsPerDelivery, 'db cmds/deliv': r.dbCommandsPerDelivery, 'peak RSS MB': r.peakRssMb, lost: r.lost, dups: r.duplicates, '500s': r.failedAttempts, 'publish errors': r.publishErrors,
+    'cpu ms/deliv': r.cpuMsPerDelivery, 'store cpu ms/deliv': r.storeCpuMsPerDelivery ?? '-', 'db cmds/deliv': r.dbCommandsPerDelivery, 'peak RSS MB': r.peakRssMb, lost: r.lost, dups: r.duplicates, '500s': r.failedAttempts, 'publish errors': r.publishErrors,
   })));
   const verdict = (ok: boolean): string => (ok ? 'met' : 'MISSED');
   const line = (label: string, figure: string, target: string, ok: boolean) => console.log(`  ${label.padEnd(52)} ${figure.padEnd(22)} target ${target.padEnd(16)} ${verdict(ok)}`);
@@ -664,6 +676,9 @@ async function main(): Promise<void> {
   console.log(`  ${`publish time, one publisher, +${DB_LATENCY_MS} ms per trip`.padEnd(52)} p50 ${publishing.latencyMs.p50} / p99 ${publishing.latencyMs.p99} ms (two round trips in series: ≥ ${2 * DB_LATENCY_MS} ms)`);
   line('DB commands per delivery, (a) fan-out', String(fanOutResult.dbCommandsPerDelivery), '≤ 0.5', fanOutResult.dbCommandsPerDelivery <= 0.5);
   line('Herald CPU ms per delivery, (a) fan-out', String(fanOutResult.cpuMsPerDelivery), '≤ 0.3', fanOutResult.cpuMsPerDelivery <= 0.3);
+  if (fanOutResult.storeCpuMsPerDelivery !== null) {
+    console.log(`  ${'CPU ms per delivery, Herald + store, (a) / (b)'.padEnd(52)} ${fanOutResult.cpuMsPerDelivery} + ${fanOutResult.storeCpuMsPerDelivery} / ${steady.cpuMsPerDelivery} + ${steady.storeCpuMsPerDelivery}`);
+  }
   line(`latency tolerance (a) +${DB_LATENCY_MS} ms / (a) +0 ms`, String(latencyTolerance), '≥ 0.7', latencyTolerance >= 0.7);
   line('healthy beside hanging, same origin, p99', `${hol.besideHangingP99} ms (alone ${hol.aloneP99})`, '≤ 2× alone', hol.besideHangingP99 <= 2 * hol.aloneP99);
   const mongoClass = Boolean(process.env.MONGODB_URI) || MEMORY_MONGO;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import type { RunningFerretDb } from './ferretdb.js';
 
-export async function startStoreProcess(): Promise<RunningFerretDb & { kill(): void }> {
+export async function startStoreProcess(): Promise<RunningFerretDb & { kill(): void; pid: number }> {
   const dataDir = mkdtempSync(join(tmpdir(), 'herald-store-'));
   chmodSync(dataDir, 0o711); // run as root, PostgreSQL runs as the `postgres` user and must reach it
   const child = spawn(process.execPath, [join(import.meta.dirname, 'ferretdb.ts'), dataDir], { stdio: ['ignore', 'pipe', 'inherit'] });
@@ -23,6 +23,7 @@ export async function startStoreProcess(): Promise<RunningFerretDb & { kill(): v
   });
   return {
     uri,
+    pid: child.pid!,
     /** For exit handlers, which cannot wait: the child stops both servers on SIGTERM. */
     kill: () => child.kill('SIGTERM'),
     async stop() {
