@@ -41,6 +41,9 @@ it.each([
   expect(response.status).toBe(503);
   expect(response.headers.get('retry-after')).toBe('5');
   expect(response.body).toMatchObject({ code: 'SERVICE_UNAVAILABLE' });
+  const requestId = response.headers.get('x-request-id')!;
+  const logged = t.logs.map((line) => JSON.parse(line) as { reqId?: string; msg?: string; cause?: string }).find((entry) => entry.reqId === requestId && entry.msg === 'request failed: the database is unavailable');
+  expect(logged?.cause).toBe('no answer from the database for 1.5 s');
 });
 
 it('/readyz turns 503 within 1.5 s, and the log says once that the database answers nothing', async () => {

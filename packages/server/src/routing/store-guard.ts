@@ -54,6 +54,8 @@ type GuardedRequest = FastifyRequest & { [answeredByGuard]?: true };
 function answerUnavailable(request: FastifyRequest, reply: FastifyReply): void {
   (request as GuardedRequest)[answeredByGuard] = true;
   const { statusCode, headers, body } = toErrorReply(new StoreUnavailableError(), request.id);
+  // The same line as a 503 from the error handler, so every refused request is in the log with its cause.
+  request.log.warn({ code: body.code, cause: `no answer from the database for ${REQUEST_STORE_SILENCE_MS / 1000} s` }, 'request failed: the database is unavailable');
   reply.hijack();
   const text = JSON.stringify(body);
   reply.raw.writeHead(statusCode, {
