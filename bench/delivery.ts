@@ -39,7 +39,7 @@ const PUBLISH_COST_EVENTS = num('BENCH_PUBLISH_COST_EVENTS', 100);
 const FAILING_PUBLISH_EVENTS = num('BENCH_FAILING_PUBLISH_EVENTS', 300);
 /** The issue's reproduction: 8 publishers beside a receiver answering 500. */
 const FAILING_PUBLISH_CONCURRENCY = 8;
-/** BENCH_ONLY=failing-publish runs scenario (e) alone. */
+/** BENCH_ONLY=failing-publish runs scenario (e) alone, BENCH_ONLY=head-of-line (d). */
 const ONLY = process.env.BENCH_ONLY;
 const ENGINE_CONCURRENCY = num('BENCH_ENGINE_CONCURRENCY', 128);
 const PUBLISH_CONCURRENCY = num('BENCH_PUBLISH_CONCURRENCY', 4);
@@ -597,15 +597,16 @@ async function main(): Promise<void> {
   const dbName = `bench_${randomBytes(4).toString('hex')}`;
 
   const main = await openBench(uri, dbName, sink);
-  if (ONLY === 'failing-publish') {
-    const failing = await publishBesideFailing(main);
-    console.log(JSON.stringify({ publishBesideFailing: failing }));
-    printCommandProfile('(e) publish beside a failing receiver');
+  const alone: Record<string, (bench: Bench) => Promise<unknown>> = { 'failing-publish': publishBesideFailing, 'head-of-line': headOfLine };
+  if (ONLY !== undefined) {
+    const scenario = alone[ONLY];
+    if (!scenario) throw new Error(`BENCH_ONLY must be one of: ${Object.keys(alone).join(', ')}`);
+    console.log(JSON.stringify({ [ONLY]: await scenario(main) }));
+    printCommandProfile(ONLY);
     await main.close();
     sink.process.kill('SIGTERM');
     await ferret?.stop();
     children.length = 0;
-    console.log(`  (e) publish beside a receiver failing every attempt: ${failing.eventsPerSecond} events/s, target ≥ 100/s: ${failing.eventsPerSecond >= 100 ? 'met' : 'MISSED'}`);
     process.exit(0);
   }
   const results: ScenarioResult[] = [];
