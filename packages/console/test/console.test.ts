@@ -1,7 +1,8 @@
 // The Herald console in a real browser (Debian's chromium via playwright-core) against a real host
 // on FerretDB and a real loopback webhook receiver: sign in, manage a subscriber, watch an event get
 // delivered, retry it into a failing receiver, rotate the secret, sign out; a read-only token sees
-// every action disabled; recover a failed range from the UI and read the event-type catalog.
+// every action disabled; recover a failed range from the UI and read the event-type catalog; the
+// events list says how long settled events are kept.
 // axe-core checks each screen; the main flow is driven from the keyboard.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -414,6 +415,30 @@ describe('Herald console', () => {
       expect(problems).toEqual([]);
     } finally {
       await context.close();
+    }
+  }, 120_000);
+  it('shows under the events list how long settled events are kept, and where that comes from', async () => {
+    await api('PUT', '/api/v0.9/webhook-retention', {});
+    await publish('ledger.posted');
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems = watchForProblems(page);
+    try {
+      await page.goto(`${origin}/console/#/events`);
+      await page.getByLabel('API token').fill(host.adminToken);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.locator('[data-retention="host"]').getByText("Settled events are kept 30 days (the host's default)").waitFor();
+
+      await api('PUT', '/api/v0.9/webhook-retention', { settledEventsDays: 14, byEventType: { 'ledger.posted': 0, 'audit.logged': 365 } });
+      await page.reload();
+      const note = page.locator('[data-retention="organization"]');
+      await note.getByText("Settled events are kept 14 days (this organization's policy)").waitFor();
+      await note.getByText('Per event type: audit.logged: 365 days, ledger.posted: forever.').waitFor();
+      await expectAccessible(page, 'events with retention note');
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+      await api('PUT', '/api/v0.9/webhook-retention', {});
     }
   }, 120_000);
 });

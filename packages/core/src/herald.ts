@@ -20,6 +20,8 @@ import { watchStore } from './storage/store-watch.js';
 import { reportStoreSilence } from './storage/silence-report.js';
 import { createSubscriberDirectory } from './subscribers/directory.js';
 import { createSubscriberService } from './subscribers/service.js';
+import { createRetentionService } from './retention/service.js';
+import { resolveConfig } from './engine/config.js';
 import type { Herald, HeraldOptions, MongoConnection } from './types.js';
 
 /** How long the readiness probe waits for its own read. */
@@ -130,6 +132,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     catalog,
     events,
     deliveries: createDeliveryService(context),
+    retention: createRetentionService(context, resolveConfig(options.delivery ?? {})),
     async start() {
       await completePending();
       await deliveryEngine.start();

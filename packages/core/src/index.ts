@@ -19,6 +19,7 @@ export type {
   SubscriberService,
 } from './types.js';
 export type { DeliveryOptions, EngineMetrics } from './engine/index.js';
+export type { RetentionService } from './retention/service.js';
 export {
   ConfigError,
   ConflictError,

@@ -20,6 +20,7 @@ import type {
 } from './schemas/index.js';
 
 import type { ErasedEvent } from './events/erase.js';
+import type { RetentionService } from './retention/service.js';
 export type { ErasedEvent } from './events/erase.js';
 
 /** Every call names its org and, when it writes, its actor (principal id for createdBy/updatedBy). */
@@ -160,6 +161,8 @@ export interface Herald {
   readonly catalog: EventCatalog;
   readonly events: EventService;
   readonly deliveries: DeliveryService;
+  /** The organization's retention policy for settled events (retention/service.ts). */
+  readonly retention: RetentionService;
   /** Completes interrupted fan-outs, then starts the delivery engine. */
   start(): Promise<void>;
   stop(options?: { drainTimeoutMs?: number }): Promise<void>;

@@ -21,6 +21,7 @@ import { managementRoutes } from './routes/management.js';
 import { meRoutes } from './routes/me.js';
 import { opsRoutes, type Readiness } from './routes/ops.js';
 import { webhookEventTypeRoutes } from './routes/webhook-event-types.js';
+import { webhookRetentionRoutes } from './routes/webhook-retention.js';
 import { webhookEventRoutes } from './routes/webhook-events.js';
 import { webhookListenRoutes } from './routes/webhook-listen.js';
 import { listenInternalRoute } from './listen/internal-route.js';
@@ -133,6 +134,7 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
       await webhookApi.register(webhookSubscriberRoutes, routeOptions);
       await webhookApi.register(webhookEventRoutes, routeOptions);
       await webhookApi.register(webhookEventTypeRoutes, routeOptions);
+      await webhookApi.register(webhookRetentionRoutes, routeOptions);
       await webhookApi.register(webhookListenRoutes, {
         herald: deps.herald,
         orgId: config.org,

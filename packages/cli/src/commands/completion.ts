@@ -8,11 +8,12 @@ const tree: Record<string, string> = {
   instance: 'list use remove',
   org: 'use list',
   config: 'get set list',
-  webhooks: 'subscribers deliveries events event-types trigger verify',
+  webhooks: 'subscribers deliveries events event-types retention trigger verify listen',
   'webhooks subscribers': 'list get create update delete recover recovery',
   'webhooks deliveries': 'list retry',
   'webhooks events': 'list get send redeliver',
   'webhooks event-types': 'list get',
+  'webhooks retention': 'get set',
   completion: 'bash zsh',
 };
 

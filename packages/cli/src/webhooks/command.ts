@@ -1,4 +1,4 @@
-// `herald webhooks …`: subscribers, deliveries, events, event types, trigger, verify, listen.
+// `herald webhooks …`: subscribers, deliveries, events, event types, retention, trigger, verify, listen.
 import { helpFlag, renderHelp, type CommandHelp } from '../args/help.js';
 import { runSubcommand } from '../args/subcommands.js';
 
@@ -12,6 +12,7 @@ export const webhooksHelp: CommandHelp = {
     ['deliveries', 'Recent delivery attempts of one subscriber; retry one delivery'],
     ['events', 'List, show, send and redeliver events'],
     ['event-types', 'The event types the instance publishes (its catalog)'],
+    ['retention', "How long the organization's settled events are kept"],
     ['trigger', "Publish a test event of a type with the type's documented example as data"],
     ['verify', 'Check the signature of a saved delivery'],
     ['listen', 'Forward real, signed deliveries to a receiver on this machine'],
@@ -24,6 +25,7 @@ export const webhooksHelp: CommandHelp = {
     'herald webhooks events send --type apikey.generated --aggregate-id key-1 --data @data.json',
     'herald webhooks events redeliver 0f9c2a4e-…',
     'herald webhooks event-types',
+    'herald webhooks retention set --days 14',
     'herald webhooks trigger apikey.generated',
     'herald webhooks subscribers recover billing --since 2h --wait',
     'herald webhooks deliveries retry 7d0c… --event 0f9c2a4e-…',
@@ -41,6 +43,7 @@ export function runWebhooks(argv: readonly string[]): Promise<number> {
       deliveries: async (rest) => (await import('./subscribers.js')).runDeliveries(rest),
       events: async (rest) => (await import('./events.js')).runEvents(rest),
       'event-types': async (rest) => (await import('./event-types.js')).runEventTypes(rest),
+      retention: async (rest) => (await import('./retention.js')).runRetention(rest),
       trigger: async (rest) => (await import('./trigger.js')).runTrigger(rest),
       verify: async (rest) => (await import('./verify.js')).runVerify(rest),
       listen: async (rest) => (await import('./listen.js')).runListen(rest),

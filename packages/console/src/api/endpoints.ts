@@ -10,6 +10,7 @@ import type {
   Page,
   Recovery,
   RecoveryRequest,
+  RetentionPolicy,
   Subscriber,
   SubscriberDelivery,
   SubscriberInput,
@@ -51,6 +52,7 @@ export function endpoints(client: ApiClient) {
 
     listEventTypes: () => client.request<{ list: EventType[]; count: number }>('GET', `${WEBHOOKS}/webhook-event-types`),
     getEventType: (type: string) => client.request<EventType>('GET', `${WEBHOOKS}/webhook-event-types/${segment(type)}`),
+    getRetention: () => client.request<RetentionPolicy>('GET', `${WEBHOOKS}/webhook-retention`),
 
     listEvents: (offset: number, status?: EventStatus) =>
       client.request<Page<WebhookEvent>>('GET', `${WEBHOOKS}/webhook-events${query({ status, limit: PAGE_SIZE, offset })}`),

@@ -184,3 +184,12 @@ export interface EventType {
   dataSchema?: unknown;
   example?: unknown;
 }
+
+/** GET /api/v0.9/webhook-retention: how long settled events are kept (days; 0 = forever). */
+export interface RetentionPolicy {
+  settledEventsDays: number;
+  byEventType: Record<string, number>;
+  source: 'organization' | 'host';
+  hostDefault: { settledEventsDays: number; byEventType: Record<string, number> };
+  updatedAt: string | null;
+}

@@ -10,6 +10,7 @@
 // update that records the failed attempt, and the dispatcher's poll claims rows when they fall
 // due. One Agenda job per retry would be a second durable record of the same fact that, without
 // transactions, could disagree with the row.
+import { effectiveRetention } from '../retention/policy.js';
 import { retentionGroups } from './retention.js';
 import { Agenda } from 'agenda';
 import { MongoBackend } from '@agendajs/mongo-backend';
@@ -91,7 +92,8 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
     const day = 24 * 60 * 60 * 1000;
     await store.purgeClaimsBefore(new Date(Date.now() - (config.retentionMs > 0 ? Math.min(config.retentionMs, day) : day)));
     let total = 0;
-    for (const group of retentionGroups(config, new Date())) {
+    const orgPolicies = new Map([...(await store.orgRetentionPolicies())].map(([orgId, stored]) => [orgId, effectiveRetention(config, stored)]));
+    for (const group of retentionGroups(config, new Date(), orgPolicies)) {
       for (;;) {
         const purged = await store.purgeFinishedBefore(group.cutoff, undefined, group.match);
         total += purged;

@@ -1,6 +1,7 @@
 // Which settled events the retention job removes (pure): one group per retention window. Event
 // types with an override of their own form their own group; every other type follows the default.
-// A window of 0 keeps its events forever, so it yields no group.
+// An organization with a policy of its own (retention/policy.ts) gets its groups; every other
+// organization follows the host's. A window of 0 keeps its events forever, so it yields no group.
 
 export interface RetentionPolicy {
   /** Default window for settled events, ms; 0 = forever. */
@@ -10,13 +11,22 @@ export interface RetentionPolicy {
 }
 
 export interface RetentionGroup {
-  /** Added to the settled-events query: which event types this window covers. */
-  match: { eventType: string | { $nin: string[] } };
+  /** Added to the settled-events query: which organizations and event types this window covers. */
+  match: { orgId?: string | { $nin: string[] }; eventType: string | { $nin: string[] } };
   /** Settled events created before this are removed. */
   cutoff: Date;
 }
 
-export function retentionGroups(policy: RetentionPolicy, now: Date): RetentionGroup[] {
+export function retentionGroups(host: RetentionPolicy, now: Date, orgPolicies: ReadonlyMap<string, RetentionPolicy> = new Map()): RetentionGroup[] {
+  const orgIds = [...orgPolicies.keys()].sort();
+  const groups = windows(host, now).map((group) => (orgIds.length > 0 ? { ...group, match: { orgId: { $nin: orgIds }, ...group.match } } : group));
+  for (const orgId of orgIds) {
+    for (const group of windows(orgPolicies.get(orgId)!, now)) groups.push({ ...group, match: { orgId, ...group.match } });
+  }
+  return groups;
+}
+
+function windows(policy: RetentionPolicy, now: Date): RetentionGroup[] {
   const overridden = Object.keys(policy.retentionByEventType).sort();
   const groups: RetentionGroup[] = [];
   if (policy.retentionMs > 0) groups.push({ match: { eventType: { $nin: overridden } }, cutoff: new Date(now.getTime() - policy.retentionMs) });

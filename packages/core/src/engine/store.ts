@@ -6,6 +6,7 @@
 // attempts and nextAttemptAt we read) — so each row goes to exactly one claimer, which then owns it
 // under its lease token. Where updates are not atomic (FerretDB v1) a claimer first inserts one
 // claim document per row whose `_id` names that incarnation of the row; the unique `_id` decides.
+import type { StoredRetention } from '../retention/policy.js';
 import type { RetentionGroup } from './retention.js';
 import type { AnyBulkWriteOperation, Collection, Db, MongoBulkWriteError } from 'mongodb';
 import { DeferredEventCounters } from '../deliveries/deferred-event-counters.js';
@@ -370,6 +371,12 @@ export class DeliveryStore {
     const last = events.at(-1);
     // A short page means we reached the end: start over next time.
     return { checked: events.length, cursor: events.length === limit && last ? last.updatedAt : new Date(0) };
+  }
+
+  /** The organizations that set a retention policy of their own, with it. */
+  async orgRetentionPolicies(): Promise<Map<string, StoredRetention>> {
+    const states = await this.read(() => this.collections.orgState.find({ retention: { $exists: true } }, { projection: { retention: 1 } }).toArray());
+    return new Map(states.flatMap((state) => (state.retention ? [[state._id, state.retention] as const] : [])));
   }
 
   /** Claims only matter while a reader may still hold the incarnation they name. */

@@ -1,5 +1,6 @@
 // MongoDB document shapes (ARCHITECTURE.md "MongoDB data model"). Times are BSON dates here and
 // ISO-8601 strings only in API shapes.
+import type { StoredRetention } from '../retention/policy.js';
 import type { DeliveryStatus, EventStatus } from '../schemas/index.js';
 
 /** AES-256-GCM under a master key; base64 fields. */
@@ -67,6 +68,8 @@ export interface MatchBucketDocument {
 export interface OrgStateDocument {
   _id: string;
   subscribersRevision: number;
+  /** The organization's retention policy, when it set one (retention/policy.ts). */
+  retention?: StoredRetention;
 }
 
 /** Handle → subscriber id, `_id` = handleKey(orgId, handle). A verified accelerator (subscribers/handle-index.ts). */

@@ -14,6 +14,7 @@ import { StatusBadge, statusLabel } from '../../ui/StatusBadge';
 import { Time } from '../../ui/Time';
 import { deliverySummary } from './delivery-summary';
 import { PublishHint } from './PublishHint';
+import { RetentionNote } from './RetentionNote';
 
 export function EventsList({ offset, status }: { offset: number; status?: EventStatus }) {
   const { api, can } = useSession();
@@ -95,6 +96,7 @@ export function EventsList({ offset, status }: { offset: number; status?: EventS
           This page is past the last event. <a href={href({ name: 'events', offset: 0, status })}>Go to the newest events</a>.
         </p>
       )}
+      <RetentionNote />
     </>
   );
 }
