@@ -4,7 +4,7 @@ SHELL := bash
 .DEFAULT_GOAL := help
 NPM_STAMP := node_modules/.package-lock.json
 
-.PHONY: help deps tools tools-kube tools-schemathesis tools-chromium tools-memory-mongo tools-actionlint tools-image build typecheck lint test bench up e2e-kind clean
+.PHONY: help deps tools tools-kube tools-schemathesis tools-chromium tools-memory-mongo tools-actionlint tools-image tools-cluster build typecheck lint test bench up e2e clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -33,6 +33,9 @@ tools-actionlint: ## build actionlint (Go module proxy) into the tools cache; th
 tools-image: deps ## build deploy/Dockerfile on a local Debian + Node 24 base (apt installs docker.io and debootstrap, starts dockerd when none runs)
 	bash scripts/tools/herald-image.sh >/dev/null
 
+tools-cluster: tools-kube ## build the test cluster's node (kubelet, controller-manager, scheduler, kube-proxy, CoreDNS from the Go module proxy; containerd, runc, CNI from Debian) and pause images
+	bash scripts/cluster.sh build
+
 tools-memory-mongo: ## build memory-mongo (mongo-java-server; apt installs the JDK and Maven when missing) for the MongoDB-path test run
 	bash scripts/tools/memory-mongo.sh >/dev/null
 
@@ -45,7 +48,7 @@ typecheck: deps ## type-check sources and tests
 lint: deps ## eslint
 	npm run lint
 
-test: deps tools tools-kube tools-schemathesis tools-chromium tools-memory-mongo tools-actionlint tools-image ## run the whole test suite (builds first), then core's and the server's again on memory-mongo
+test: deps tools tools-kube tools-schemathesis tools-chromium tools-memory-mongo tools-actionlint tools-image tools-cluster ## run the whole test suite (builds first), then core's and the server's again on memory-mongo
 	npm test
 	bash scripts/test-memory-mongo.sh
 
@@ -55,8 +58,8 @@ bench: deps tools build ## run the benchmarks and print figures and ratios
 up: deps tools build ## start Herald on 127.0.0.1:8080 with its embedded defaults
 	bash scripts/up.sh
 
-e2e-kind: ## cluster end-to-end on kind (needs Docker)
-	bash scripts/e2e-kind.sh
+e2e: deps tools-image tools-cluster ## start a real one-node Kubernetes cluster, run the chart's end-to-end tests on it, tear it down
+	npx vitest run --project cluster
 
 clean: ## remove build outputs (keeps the tools cache)
 	rm -rf packages/*/dist packages/*/*.tsbuildinfo

@@ -2,6 +2,8 @@ import { configDefaults, defineConfig } from 'vitest/config';
 
 // Kubernetes tests run in their own project so the kube-apiserver (+ kine) starts only for them.
 const kubernetesTests = ['test/k8s/**/*.test.ts', 'packages/operator/test/**/*.test.ts'];
+// End-to-end tests on a real one-node cluster (scripts/cluster.sh); each file starts its own.
+const clusterTests = ['test/cluster/**/*.test.ts'];
 
 export default defineConfig({
   // Workspace packages resolve to their TypeScript sources in tests (see each package's exports).
@@ -20,7 +22,7 @@ export default defineConfig({
         test: {
           name: 'default',
           include: ['packages/*/test/**/*.test.{ts,tsx}', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...kubernetesTests],
+          exclude: [...configDefaults.exclude, ...kubernetesTests, ...clusterTests],
           globalSetup: ['test/support/global-setup.ts'],
         },
       },
@@ -32,6 +34,17 @@ export default defineConfig({
           globalSetup: ['test/support/global-setup.ts', 'test/support/kube-global-setup.ts'],
           // The control plane and operator subprocesses share two cores: one file at a time.
           fileParallelism: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'cluster',
+          include: clusterTests,
+          // A cluster is a node's worth of processes on two shared cores: one file at a time.
+          fileParallelism: false,
+          testTimeout: 300_000,
+          hookTimeout: 1_800_000,
         },
       },
     ],
