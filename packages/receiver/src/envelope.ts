@@ -11,6 +11,8 @@ export interface ApiPortalEnvelopeInput {
   orgRefId: string;
   encryptedFields: readonly string[];
   data: Record<string, FieldValue>;
+  /** The delivery's place among its key's deliveries (subscribers with per-key ordering). */
+  sequence?: number | undefined;
 }
 
 export interface ApiPortalEnvelope {
@@ -18,6 +20,8 @@ export interface ApiPortalEnvelope {
   event_type: string;
   occurred_at: string;
   org: { ref_id: string };
+  /** Present for subscribers with per-key ordering: 1, 2, 3, … per aggregate. */
+  sequence?: number;
   encrypted_fields: string[];
   data: Record<string, FieldValue>;
 }
@@ -28,6 +32,7 @@ export function buildApiPortalBody(input: ApiPortalEnvelopeInput): string {
     event_type: input.eventType,
     occurred_at: isoUtc(input.occurredAt),
     org: { ref_id: input.orgRefId },
+    ...(input.sequence !== undefined ? { sequence: input.sequence } : {}),
     encrypted_fields: [...input.encryptedFields],
     data: input.data,
   };
@@ -41,6 +46,8 @@ export interface StandardEnvelopeInput {
   orgId: string;
   aggregateType?: string | null | undefined;
   aggregateId: string;
+  /** The delivery's place among its key's deliveries (subscribers with per-key ordering). */
+  sequence?: number | undefined;
   encryptedFields: readonly string[];
   data: Record<string, FieldValue>;
 }
@@ -52,6 +59,8 @@ export interface StandardEnvelope {
   orgId: string;
   aggregateType: string | null;
   aggregateId: string;
+  /** Present for subscribers with per-key ordering: 1, 2, 3, … per aggregate; a gap means a number was skipped (docs/ordering.md). */
+  sequence?: number;
   encryptedFields: string[];
   data: Record<string, FieldValue>;
 }
@@ -64,6 +73,7 @@ export function buildStandardBody(input: StandardEnvelopeInput): string {
     orgId: input.orgId,
     aggregateType: input.aggregateType ?? null,
     aggregateId: input.aggregateId,
+    ...(input.sequence !== undefined ? { sequence: input.sequence } : {}),
     encryptedFields: [...input.encryptedFields],
     data: input.data,
   };

@@ -34,6 +34,19 @@ describe('envelopes', () => {
   });
 });
 
+describe('per-key sequence', () => {
+  test('present after aggregateId (standard) or org (api-portal) when given, absent otherwise', () => {
+    const standard = { eventId: 'e3', eventType: 'order.created', occurredAt: '2024-01-02T03:04:05.678Z', orgId: 'acme', aggregateType: 'order', aggregateId: 'o-1', encryptedFields: [], data: {} };
+    const ordered = JSON.parse(buildStandardBody({ ...standard, sequence: 7 })) as Record<string, unknown>;
+    expect(Object.keys(ordered)).toEqual(['type', 'timestamp', 'id', 'orgId', 'aggregateType', 'aggregateId', 'sequence', 'encryptedFields', 'data']);
+    expect(ordered.sequence).toBe(7);
+    expect(JSON.parse(buildStandardBody(standard))).not.toHaveProperty('sequence');
+    const portal = { eventId: 'e1', eventType: 'a.b', occurredAt: '2024-01-02T03:04:05.678Z', orgRefId: 'acme', encryptedFields: [], data: {} };
+    expect(buildApiPortalBody({ ...portal, sequence: 2 })).toBe('{"event_id":"e1","event_type":"a.b","occurred_at":"2024-01-02T03:04:05.678Z","org":{"ref_id":"acme"},"sequence":2,"encrypted_fields":[],"data":{}}');
+    expect(buildApiPortalBody(portal)).not.toContain('sequence');
+  });
+});
+
 describe('headers', () => {
   test('standard headers: Standard Webhooks names plus Herald extras; no signature without a secret', () => {
     const common = { eventId: 'e1', deliveryId: 'd1', attempt: 2, timestamp: 1700000000, body: '{}' };

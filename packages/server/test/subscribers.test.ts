@@ -274,6 +274,30 @@ describe('payload filter', () => {
   });
 });
 
+describe('per-key ordering', () => {
+  it('ordering "aggregate" is stored, shown on get and list, and "none" removes it', async () => {
+    const created = await t.api.post<Subscriber & { ordering?: string }>(BASE, { id: 'ordered', displayName: 'O', targetUrl: 'https://example.com/o', ordering: 'aggregate' });
+    expect(created.status).toBe(201);
+    expect(created.body.ordering).toBe('aggregate');
+    expect((await t.api.get<Subscriber & { ordering?: string }>(`${BASE}/ordered`)).body.ordering).toBe('aggregate');
+    const list = await t.api.get<{ list: Array<Subscriber & { ordering?: string }> }>(`${BASE}?limit=100`);
+    expect(list.body.list.find((item) => item.id === 'ordered')?.ordering).toBe('aggregate');
+    const off = await t.api.put<Subscriber & { ordering?: string }>(`${BASE}/ordered`, { ordering: 'none' });
+    expect(off.status).toBe(200);
+    expect(off.body).not.toHaveProperty('ordering');
+    const plain = await t.api.post<Subscriber & { ordering?: string }>(BASE, { displayName: 'P', targetUrl: 'https://example.com/p', ordering: 'none' });
+    expect(plain.body).not.toHaveProperty('ordering');
+  });
+
+  it('400 naming the field for any other value', async () => {
+    for (const ordering of ['fifo', true, null, { by: 'aggregate' }]) {
+      const response = await t.api.post<ErrorBody>(BASE, { displayName: 'O', targetUrl: 'https://example.com/o', ordering });
+      expect(response.status, JSON.stringify(ordering)).toBe(400);
+      expect(response.body.errors?.map((issue) => issue.field)).toContain('ordering');
+    }
+  });
+});
+
 describe('filter preview', () => {
   it('200 with the recent events and whether each matches; 400 naming the path', async () => {
     await t.api.post('/api/v0.9/webhook-events', { eventType: 'preview.seen', aggregateId: 'a1', data: { amount: 7 } });

@@ -11,7 +11,8 @@ export async function requeueRows(context: CoreContext, filter: Filter<DeliveryD
   const { collections, compat } = context;
   const [settled, waiting] = await Promise.all([
     collections.deliveries.find({ ...filter, status: { $in: ['DELIVERED', 'FAILED'] } }).toArray(),
-    collections.queue.find({ ...filter, status: 'PENDING' }, { projection: { _id: 1, subscriberId: 1, eventId: 1, attempts: 1 } }).toArray(),
+    // Held rows of ordered keys (nextAttemptAt null) wait for their turn; a requeue does not jump them ahead.
+    collections.queue.find({ ...filter, status: 'PENDING', nextAttemptAt: { $ne: null } }, { projection: { _id: 1, subscriberId: 1, eventId: 1, attempts: 1 } }).toArray(),
   ]);
   const subscriberIds = [...new Set([...settled, ...waiting].map((row) => row.subscriberId))];
   const enabled = new Set(

@@ -314,7 +314,7 @@ export class Dispatcher implements FastPath {
       }
       const probe = this.gates.isOpen(row.subscriberId);
       const keys = attemptKeys(subscriber, this.deps.profile, startedAt, this.deps.keys);
-      const { body, encryptedFields } = buildSubscriberBody(payload, keys.field, this.deps.profile);
+      const { body, encryptedFields } = buildSubscriberBody(payload, keys.field, this.deps.profile, row.orderSeq);
       const outgoing = buildOutgoing({ row, subscriber, signing: keys.signing, body, profile: this.deps.profile, now: startedAt, userAgent: this.deps.config.userAgent });
       const span = startAttemptSpan(row, probe, startedAt);
       const traceparent = this.deps.config.traceparentHeader ? traceparentOf(span) : undefined;
@@ -380,7 +380,9 @@ export class Dispatcher implements FastPath {
       this.flushes += 1;
       void this.deps.store
         .writeOutcomes(batch, this.now())
-        .then(({ written }) => {
+        .then(({ written, released }) => {
+          // The next rows of ordered keys became due.
+          if (released > 0) this.notify();
           if (written < batch.length) this.deps.logger.warn({ lost: batch.length - written }, 'some outcomes were not recorded: their leases had been taken over');
         })
         .catch((error: unknown) => {

@@ -22,6 +22,15 @@ import { createHttpSender, type HttpSender } from './http/sender.js';
 import { createMaintenance } from './jobs.js';
 import { createKeyCache } from './keys.js';
 import { DeliveryStore } from './store.js';
+import { parseOrderKey } from '../ordering/keys.js';
+import type { DeliveryDocument } from '../storage/documents.js';
+
+/** For a row of an ordered key: which key, its number, and that the key's next delivery now proceeds. */
+function orderedNotice(row: DeliveryDocument): { ordering?: { aggregateType: string; aggregateId: string; sequence: number; nextProceeds: true } } {
+  if (row.orderKey === undefined || row.orderSeq === undefined) return {};
+  const { aggregateType, aggregateId } = parseOrderKey(row.orderKey);
+  return { ordering: { aggregateType, aggregateId, sequence: row.orderSeq, nextProceeds: true } };
+}
 
 export interface DeliveryOptions {
   /** Retry delays in ms before attempt 2, 3, …; the last one repeats until maxAttempts. */
@@ -191,7 +200,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
             if (!deps.emit || isOperationalEventType(row.eventType)) return; // no notices about notices
             deps.emit(
               row.orgId,
-              { type: OPERATIONAL_EVENTS.deliveryExhausted, data: { deliveryId: row._id, eventId: row.eventId, eventType: row.eventType, subscriberId: row.subscriberHandle, attempts, lastError: reason } },
+              { type: OPERATIONAL_EVENTS.deliveryExhausted, data: { deliveryId: row._id, eventId: row.eventId, eventType: row.eventType, subscriberId: row.subscriberHandle, attempts, lastError: reason, ...orderedNotice(row) } },
               `${row._id}:${attempts}`,
             );
           },

@@ -77,8 +77,10 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
     if (expired > 0) logger.warn({ recovered: expired }, 'returned deliveries with expired leases to PENDING');
     const stranded = await store.recoverStrandedClaims(now, strandedAfterMs);
     if (stranded > 0) logger.warn({ recovered: stranded }, 'released deliveries whose claimer died before sending');
-    if (expired + stranded > 0) deps.onRecovered();
-    return expired + stranded;
+    const stalled = await store.releaseStalledKeys(now);
+    if (stalled > 0) logger.info({ released: stalled }, 'released the next delivery of ordered keys whose turn had not been passed on (a crash, a gap or an erased delivery)');
+    if (expired + stranded + stalled > 0) deps.onRecovered();
+    return expired + stranded + stalled;
   };
   let reconcileCursor = new Date(0);
   const reconcileEvents = async (): Promise<number> => {
@@ -90,7 +92,9 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
   const retention = async (): Promise<number> => {
     // Claim markers outlive no attempt by a day, whatever the event retention (also when that is forever).
     const day = 24 * 60 * 60 * 1000;
-    await store.purgeClaimsBefore(new Date(Date.now() - (config.retentionMs > 0 ? Math.min(config.retentionMs, day) : day)));
+    const markersBefore = new Date(Date.now() - (config.retentionMs > 0 ? Math.min(config.retentionMs, day) : day));
+    await store.purgeClaimsBefore(markersBefore);
+    await store.purgeSequenceMarkersBefore(markersBefore);
     let total = 0;
     const orgPolicies = new Map([...(await store.orgRetentionPolicies())].map(([orgId, stored]) => [orgId, effectiveRetention(config, stored)]));
     for (const group of retentionGroups(config, new Date(), orgPolicies)) {

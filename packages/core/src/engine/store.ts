@@ -16,6 +16,8 @@ import type { DeliveryStatus } from '../schemas/index.js';
 import { collectionsFor, DUPLICATE_KEY, type Collections } from '../storage/collections.js';
 import type { StoreCompat } from '../storage/compat.js';
 import type { AttemptDocument, DeliveryDocument, EventDocument, SubscriberHealthDocument } from '../storage/documents.js';
+import { afterSettle, doneId, lowestPerKey, stalledHeads } from '../ordering/keys.js';
+import { releaseRows } from '../ordering/sequences.js';
 import type { Breaker } from './breaker.js';
 import type { SubscriberForSend, WrittenCounters } from './fast-path.js';
 
@@ -63,6 +65,8 @@ export class DeliveryStore {
       this.collections.queue.createIndex({ status: 1, nextAttemptAt: 1 }, { name: 'engine_due' }),
       this.collections.queue.createIndex({ status: 1, leaseUntil: 1 }, { name: 'engine_lease' }),
       this.compat.uniqueKeyClaims ? this.claims.createIndex({ createdAt: 1 }, { name: 'engine_claims_age' }) : undefined,
+      // Releasing the next row of a key (ordering/keys.ts) looks rows up by key and sequence.
+      this.collections.queue.createIndex({ orderKey: 1, orderSeq: 1 }, { name: 'engine_order', sparse: true }),
     ]);
   }
 
@@ -146,8 +150,8 @@ export class DeliveryStore {
    * Every row write names this batch (`settledBy`), so when fewer rows changed than were sent (a
    * lease was taken over meanwhile) one read tells which did.
    */
-  async writeOutcomes(outcomes: readonly Outcome[], now: Date): Promise<{ written: number }> {
-    if (outcomes.length === 0) return { written: 0 };
+  async writeOutcomes(outcomes: readonly Outcome[], now: Date): Promise<{ written: number; released: number }> {
+    if (outcomes.length === 0) return { written: 0, released: 0 };
     const batch = `${outcomes[0]!.row.leaseOwner ?? ''}@${now.getTime()}:${Math.random().toString(36).slice(2, 10)}`;
     const settling = outcomes.filter((outcome) => outcome.fields.status === 'DELIVERED' || outcome.fields.status === 'FAILED');
     const retrying = outcomes.filter((outcome) => !settling.includes(outcome));
@@ -160,9 +164,57 @@ export class DeliveryStore {
     const applied = [...settled, ...retried];
     const deltas = new EventDeltas();
     for (const { row, fields } of applied) deltas.add(row.eventId, rowDelta('IN_FLIGHT', fields.status ?? 'IN_FLIGHT'));
-    if (this.deferredCounters) await this.deferredCounters.apply(deltas, now);
-    else await applyEventDeltas(this.collections, this.compat, deltas, now, true);
-    return { written: applied.length };
+    const [released] = await Promise.all([
+      this.advanceOrderedKeys(settled.map((outcome) => outcome.row), now),
+      this.deferredCounters ? this.deferredCounters.apply(deltas, now) : applyEventDeltas(this.collections, this.compat, deltas, now, true),
+    ]);
+    return { written: applied.length, released };
+  }
+
+  /**
+   * Ordered rows settled (and left the queue): each key's `done` moves up, then the next row of the
+   * key is released. In that order: a publisher that wrote a held row after this release looked for
+   * it reads `done` after writing, and releases the row itself (ordering/sequences.ts).
+   */
+  private async advanceOrderedKeys(rows: readonly DeliveryDocument[], now: Date): Promise<number> {
+    const { done, release } = afterSettle(rows);
+    if (done.size === 0) return 0;
+    await this.write(() =>
+      this.collections.orderKeys.bulkWrite(
+        [...done].map(([key, sequence]) => ({ updateOne: { filter: { _id: doneId(key) }, update: { $max: { done: sequence } }, upsert: true } })),
+        { ordered: false },
+      ),
+    );
+    return releaseRows(this, release, now, true);
+  }
+
+  /**
+   * The sweep of ordered keys (ordering/keys.ts stalledHeads): a key whose queued rows are all held
+   * gets its lowest one released. Returns how many keys were freed.
+   */
+  async releaseStalledKeys(now: Date, limit = 5_000): Promise<number> {
+    const held = await this.read(() =>
+      this.collections.queue.find({ status: 'PENDING', nextAttemptAt: null, orderKey: { $exists: true } }, { projection: { _id: 1, orderKey: 1, orderSeq: 1 } }).limit(limit).toArray(),
+    );
+    if (held.length === 0) return 0;
+    const lowest = lowestPerKey(held);
+    const live = await this.read(() =>
+      this.collections.queue
+        .find({ orderKey: { $in: [...lowest.keys()] }, $or: [{ status: 'IN_FLIGHT' }, { nextAttemptAt: { $ne: null } }] }, { projection: { orderKey: 1 } })
+        .toArray(),
+    );
+    const ids = stalledHeads(lowest, new Set(live.map((row) => row.orderKey!)));
+    if (ids.length === 0) return 0;
+    const result = await this.write(() =>
+      this.collections.queue.updateMany({ _id: { $in: ids }, status: 'PENDING', nextAttemptAt: null }, { $set: { nextAttemptAt: now, updatedAt: now } }),
+    );
+    return result.modifiedCount;
+  }
+
+  /** Sequence markers (ordering/sequences.ts, FerretDB v1 only) matter for a moment after they are taken. */
+  async purgeSequenceMarkersBefore(cutoff: Date): Promise<number> {
+    if (!this.compat.uniqueKeyClaims) return 0;
+    return (await this.write(() => this.collections.orderKeys.deleteMany({ createdAt: { $lt: cutoff } }))).deletedCount;
   }
 
   /** The counters the publisher just wrote for an event whose rows this engine now sends. */

@@ -9,6 +9,8 @@ import { EventDeltas, applyEventDeltas, recountEvents } from '../deliveries/even
 import { findRows, insertOrReplace } from '../deliveries/rows.js';
 import { DUPLICATE_KEY, isDuplicateKeyError } from '../storage/collections.js';
 import type { DeliveryDocument, EventDocument, SealedSecret } from '../storage/documents.js';
+import { orderKeyOf } from '../ordering/keys.js';
+import { releaseSettledPredecessors, sequenceRows } from '../ordering/sequences.js';
 import { newDeliveryRow } from './delivery-row.js';
 import type { EventPayload, SplitData } from './payload.js';
 
@@ -77,6 +79,8 @@ export async function completeFanOut(context: CoreContext, event: EventDocument)
       row.nextAttemptAt = null;
       row.lastError = subscriber ? 'Cancelled: the subscriber was disabled before this delivery was attempted' : 'Cancelled: the subscriber was deleted before this delivery was attempted';
       deltas.add(event._id, { open: -1, failed: 1 });
+    } else if (subscriber.ordering === 'aggregate') {
+      row.orderKey = orderKeyOf({ subscriberId: id, aggregateType: event.aggregateType, aggregateId: event.aggregateId });
     }
     return row;
   });
@@ -84,7 +88,11 @@ export async function completeFanOut(context: CoreContext, event: EventDocument)
   const settled = rows.filter((row) => row.status === 'FAILED');
   const queued = rows.filter((row) => row.status !== 'FAILED');
   try {
+    // The completed row of an ordered subscriber takes a new number: it goes after the rows of its key
+    // already written, and its receiver sees a gap where the interrupted publish's number was.
+    const held = await sequenceRows(context, queued, now);
     if (queued.length > 0) await compat.write(() => collections.queue.insertMany(queued, { ordered: false }));
+    await releaseSettledPredecessors(context, held, now);
     await insertOrReplace(collections.deliveries, settled, compat);
     await applyEventDeltas(collections, compat, deltas, now);
   } catch (error) {

@@ -19,7 +19,16 @@ export type OperationalEvent =
   | {
       type: typeof OPERATIONAL_EVENTS.deliveryExhausted;
       /** The delivery whose retries ran out; FAILED now, recoverable. */
-      data: { deliveryId: string; eventId: string; eventType: string; subscriberId: string; attempts: number; lastError: string | null };
+      data: {
+        deliveryId: string;
+        eventId: string;
+        eventType: string;
+        subscriberId: string;
+        attempts: number;
+        lastError: string | null;
+        /** For a subscriber with per-key ordering: the key, the delivery's number, and that the key's next delivery proceeds. */
+        ordering?: { aggregateType: string; aggregateId: string; sequence: number; nextProceeds: true };
+      };
     }
   | {
       type: typeof OPERATIONAL_EVENTS.subscriberFailing | typeof OPERATIONAL_EVENTS.subscriberRecovered;
@@ -60,8 +69,16 @@ const health = schemaOf({ subscriberId: text, state: { enum: ['open', 'healthy']
 export const OPERATIONAL_EVENT_TYPES: readonly EventTypeDefinition[] = [
   {
     type: OPERATIONAL_EVENTS.deliveryExhausted,
-    description: "A delivery ended FAILED after being attempted: its retries ran out, or the receiver answered 410. Recover it with POST …/webhook-subscribers/{id}/recover.",
-    dataSchema: schemaOf({ deliveryId: text, eventId: text, eventType: text, subscriberId: text, attempts: count, lastError: nullableText }),
+    description:
+      'A delivery ended FAILED after being attempted: its retries ran out, or the receiver answered 410. Recover it with POST …/webhook-subscribers/{id}/recover. ' +
+      'For a subscriber with per-key ordering, `ordering` names the key and the delivery\'s sequence number, and says that the next delivery of that key now proceeds.',
+    dataSchema: {
+      ...schemaOf({ deliveryId: text, eventId: text, eventType: text, subscriberId: text, attempts: count, lastError: nullableText }),
+      properties: {
+        deliveryId: text, eventId: text, eventType: text, subscriberId: text, attempts: count, lastError: nullableText,
+        ordering: schemaOf({ aggregateType: text, aggregateId: text, sequence: { type: 'integer', minimum: 1 }, nextProceeds: { const: true } }),
+      },
+    },
     example: { deliveryId: 'd7f0c2a9e4b1', eventId: '3b241101-e2bb-4255-8caf-4136c566a962', eventType: 'apikey.generated', subscriberId: 'billing', attempts: 11, lastError: 'HTTP 503' },
   },
   {

@@ -50,9 +50,10 @@ export interface EventPayload extends EventForBody {
 /**
  * The exact body for one attempt. With a field key (from the secret that signs the attempt),
  * sensitive fields are encrypted (fresh IV per field and attempt) and keep their place in `data`;
- * without one they are left out (DECISIONS §6).
+ * without one they are left out (DECISIONS §6). `sequence`: the row's place in its key, for a
+ * subscriber with per-key ordering (ordering/keys.ts).
  */
-export function buildSubscriberBody(payload: EventPayload, key: KeyObject | undefined, profile: SigningProfile): SubscriberBody {
+export function buildSubscriberBody(payload: EventPayload, key: KeyObject | undefined, profile: SigningProfile, sequence?: number): SubscriberBody {
   const { split, order: originalOrder } = payload;
   const event = payload;
   const data: Record<string, unknown> = {};
@@ -74,6 +75,7 @@ export function buildSubscriberBody(payload: EventPayload, key: KeyObject | unde
           orgRefId: event.orgId,
           encryptedFields,
           data,
+          sequence,
         })
       : buildStandardBody({
           eventId: event.eventId,
@@ -82,6 +84,7 @@ export function buildSubscriberBody(payload: EventPayload, key: KeyObject | unde
           orgId: event.orgId,
           aggregateType: event.aggregateType,
           aggregateId: event.aggregateId,
+          sequence,
           encryptedFields,
           data,
         });

@@ -13,6 +13,8 @@ import type { Admission } from '../engine/fast-path.js';
 import { DUPLICATE_KEY } from '../storage/collections.js';
 import type { DeliveryDocument, EventDocument, SubscriberDocument } from '../storage/documents.js';
 import type { Matcher } from '../subscribers/directory.js';
+import { orderKeyOf } from '../ordering/keys.js';
+import { releaseSettledPredecessors, sequenceRows, type HeldHead } from '../ordering/sequences.js';
 import { newDeliveryRow } from './delivery-row.js';
 import type { EventPayload } from './payload.js';
 import { filterSubscribers } from './subscriber-filter.js';
@@ -37,6 +39,8 @@ interface Planned extends Waiting {
   rows: DeliveryDocument[];
   subscribers: SubscriberDocument[];
   admission: Admission;
+  /** Per subscriber, whether its row was admitted to the fast path. */
+  accepted: readonly boolean[];
 }
 
 export interface PublishBatcher {
@@ -83,6 +87,7 @@ export function createPublishBatcher(context: CoreContext): PublishBatcher {
 async function writeBatch(context: CoreContext, batch: readonly Waiting[]): Promise<void> {
   const { collections, compat, directory } = context;
   let planned: Planned[] = [];
+  let held: HeldHead[] = [];
   try {
     const orgIds = [...new Set(batch.map((item) => item.draft.orgId))];
     const readMatchers = async (): Promise<Map<string, Matcher>> =>
@@ -128,6 +133,9 @@ async function writeBatch(context: CoreContext, batch: readonly Waiting[]): Prom
     }
     planned = planned.filter((_item, index) => !repeated.has(index));
     const rows = planned.flatMap((item) => item.rows);
+    // Rows of ordered subscribers take their numbers now that the events they belong to are known
+    // not to be repeats (ordering/sequences.ts): one more round trip, for batches that have them.
+    held = await sequenceRows(context, rows, now);
     if (rows.length > 0) await compat.write(() => collections.queue.insertMany(rows, { ordered: false }));
   } catch (error) {
     for (const item of planned) context.engine.release(item.admission);
@@ -136,13 +144,22 @@ async function writeBatch(context: CoreContext, batch: readonly Waiting[]): Prom
   }
   let anyPending = false;
   for (const item of planned) {
-    const items = item.rows.flatMap((row, index) => (item.admission.accepted[index] ? [{ row, subscriber: item.subscribers[index]!, payload: item.payload }] : []));
+    const items = item.rows.flatMap((row, index) => (item.accepted[index] ? [{ row, subscriber: item.subscribers[index]!, payload: item.payload }] : []));
     const { event } = item;
     context.engine.dispatch(item.admission, items, { eventId: event._id, open: event.openDeliveries, failed: event.failedDeliveries, status: event.status });
     if (items.length < item.rows.length) anyPending = true;
     item.resolve({ event: item.event, rows: item.rows });
   }
   if (anyPending) context.engine.notify();
+  if (held.length > 0) {
+    void releaseSettledPredecessors(context, held, context.now()).then(
+      (released) => {
+        if (released > 0) context.engine.notify();
+      },
+      // The sweep (engine/store.ts releaseStalledKeys) releases them within a maintenance interval.
+      (error: unknown) => context.logger.warn({ err: { message: error instanceof Error ? error.message : String(error) } }, 'ordered deliveries not checked for release; the sweep will'),
+    );
+  }
 }
 
 /**
@@ -151,10 +168,14 @@ async function writeBatch(context: CoreContext, batch: readonly Waiting[]): Prom
  */
 function plan(context: CoreContext, item: Waiting, matched: readonly SubscriberDocument[], now: Date): Planned {
   const subscribers = filterSubscribers(matched, item.payload);
+  // Rows of ordered subscribers are never sent from the fast path: whether one may go at once is
+  // known only once its sequence number is (ordering/sequences.ts); the poll sends it.
+  const unordered = subscribers.filter((s) => s.ordering !== 'aggregate');
   const admission = context.engine.admit(
-    subscribers.map((s) => ({ subscriberId: s._id, timeoutMs: s.timeoutMs, maxConcurrency: s.maxConcurrency, rateLimitPerSecond: s.rateLimitPerSecond })),
+    unordered.map((s) => ({ subscriberId: s._id, timeoutMs: s.timeoutMs, maxConcurrency: s.maxConcurrency, rateLimitPerSecond: s.rateLimitPerSecond })),
     now,
   );
+  const accepted = unordered.length === subscribers.length ? admission.accepted : spread(subscribers, admission.accepted);
   const event: EventDocument = {
     ...item.draft,
     status: subscribers.length > 0 ? 'DISPATCHED' : 'ALL_DELIVERED',
@@ -163,8 +184,18 @@ function plan(context: CoreContext, item: Waiting, matched: readonly SubscriberD
     openDeliveries: subscribers.length,
     failedDeliveries: 0,
   };
-  const rows = subscribers.map((subscriber, index) => newDeliveryRow(event, subscriber, now, admission.accepted[index] ? admission : undefined));
-  return { ...item, event, rows, subscribers, admission };
+  const rows = subscribers.map((subscriber, index) => {
+    const row = newDeliveryRow(event, subscriber, now, accepted[index] ? admission : undefined);
+    if (subscriber.ordering === 'aggregate') row.orderKey = orderKeyOf({ subscriberId: subscriber._id, aggregateType: event.aggregateType, aggregateId: event.aggregateId });
+    return row;
+  });
+  return { ...item, event, rows, subscribers, admission, accepted };
+}
+
+/** The unordered subscribers' admissions spread over all subscribers (ordered ones: not admitted). */
+function spread(subscribers: readonly SubscriberDocument[], accepted: readonly boolean[]): boolean[] {
+  let next = 0;
+  return subscribers.map((s) => (s.ordering === 'aggregate' ? false : accepted[next++]!));
 }
 
 /** The fields of an event that follow from its matching subscribers. */

@@ -51,6 +51,11 @@ const Filter = Type.Record(Type.String(), Type.Unknown(), {
   description: FILTER_DESCRIPTION,
   examples: [{ 'data.amount': { $gte: 100 }, $or: [{ 'data.currency': 'EUR' }, { 'data.currency': { $in: ['USD', 'GBP'] } }] }],
 });
+const ORDERING_DESCRIPTION =
+  '`aggregate`: deliveries of events with the same `aggregateType` + `aggregateId` are sent to this subscriber one at a time, in the order ' +
+  'Herald accepted the events, each body carrying the per-key `sequence`; a delivery waiting on retries holds back only its own key, and ' +
+  'one that ends FAILED lets the next proceed. `none` (default): no order. See docs/ordering.md.';
+const Ordering = Type.Union([Type.Literal('aggregate'), Type.Literal('none')], { description: ORDERING_DESCRIPTION });
 const Enabled = Type.Boolean({ description: 'Whether the subscriber receives deliveries. Default true.' });
 const TimeoutMs = Type.Integer({
   minimum: SUBSCRIBER_LIMITS.timeoutMsMin,
@@ -106,6 +111,7 @@ export const WebhookSubscriberCreateRequest = Type.Object(
     ),
     events: Type.Optional(Events),
     filter: Type.Optional(Filter),
+    ordering: Type.Optional(Ordering),
     enabled: Type.Optional(Enabled),
     timeoutMs: Type.Optional(TimeoutMs),
     maxConcurrency: Type.Optional(MaxConcurrency),
@@ -135,6 +141,7 @@ export const WebhookSubscriberUpdateRequest = Type.Object(
     ),
     events: Type.Optional(Events),
     filter: Type.Optional(Type.Union([Filter, Type.Null()], { description: 'null removes the filter.' })),
+    ordering: Type.Optional(Ordering),
     enabled: Type.Optional(Enabled),
     timeoutMs: Type.Optional(TimeoutMs),
     maxConcurrency: Type.Optional(Type.Union([MaxConcurrency, Type.Null()], { description: 'null returns to the default.' })),
@@ -179,6 +186,7 @@ const subscriberFields = {
   enabled: Type.Boolean(),
   events: Type.Array(Type.String()),
   filter: Type.Optional(Type.Record(Type.String(), Type.Unknown(), { description: 'The payload filter; present when set.' })),
+  ordering: Type.Optional(Type.Literal('aggregate', { description: 'Present when deliveries are ordered per aggregate.' })),
   timeoutMs: Type.Integer(),
   maxConcurrency: Type.Optional(Type.Integer({ description: 'Present when set.' })),
   rateLimitPerSecond: Type.Optional(Type.Number({ description: 'Present when set.' })),

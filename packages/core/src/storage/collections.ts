@@ -7,6 +7,7 @@ import type {
   EventDocument,
   HandleDocument,
   MatchBucketDocument,
+  OrderKeyDocument,
   OrgStateDocument,
   RecoveryDocument,
   SubscriberDocument,
@@ -27,6 +28,7 @@ export const COLLECTION_SUFFIXES = {
   engineState: 'engine_state',
   recoveries: 'recoveries',
   health: 'subscriber_health',
+  orderKeys: 'order_keys',
 } as const;
 
 export interface Collections {
@@ -43,6 +45,8 @@ export interface Collections {
   engineState: Collection<EngineStateDocument>;
   recoveries: Collection<RecoveryDocument>;
   health: Collection<SubscriberHealthDocument>;
+  /** Sequence counters of ordered keys (events/ordering.ts). */
+  orderKeys: Collection<OrderKeyDocument>;
 }
 
 export function collectionsFor(db: Db, prefix: string): Collections {
@@ -58,6 +62,7 @@ export function collectionsFor(db: Db, prefix: string): Collections {
     engineState: db.collection<EngineStateDocument>(prefix + COLLECTION_SUFFIXES.engineState),
     recoveries: db.collection<RecoveryDocument>(prefix + COLLECTION_SUFFIXES.recoveries),
     health: db.collection<SubscriberHealthDocument>(prefix + COLLECTION_SUFFIXES.health),
+    orderKeys: db.collection<OrderKeyDocument>(prefix + COLLECTION_SUFFIXES.orderKeys),
   };
 }
 

@@ -31,6 +31,8 @@ export interface SubscriberDocument {
    * which are not portable field names across MongoDB versions and FerretDB.
    */
   filter?: string;
+  /** Per-key ordering (events/ordering.ts); absent: none. */
+  ordering?: 'aggregate';
   enabled: boolean;
   timeoutMs: number;
   /** Per-engine limits (engine/limits.ts); absent: the engine's defaults. */
@@ -161,6 +163,13 @@ export interface DeliveryDocument {
   updatedAt: Date;
   /** The event's traceparent: each attempt is a span of the publish's trace. */
   traceparent?: string;
+  /**
+   * Rows of an ordered subscriber (events/ordering.ts): the key, `[subscriberId, aggregateType,
+   * aggregateId]` as JSON, and the row's place in it. A queued row of a key whose turn has not come
+   * is PENDING with `nextAttemptAt: null` (held): the poll never finds it.
+   */
+  orderKey?: string;
+  orderSeq?: number;
 }
 
 /** One attempt of one delivery, append-only (collection `delivery_attempts`). */
@@ -177,6 +186,20 @@ export interface EngineStateDocument {
   _id: string;
   createdAt?: Date;
   eventId?: string;
+}
+
+/**
+ * Per ordered key (events/ordering.ts), two documents: `_id` = `seq:<orderKey>` holds `last`, the
+ * highest sequence number handed out (written by publishers only); `done:<orderKey>` holds `done`,
+ * the sequence of the last row of the key that settled (written by engines only). Two documents, so
+ * that neither writer's update can overwrite the other's field.
+ */
+export interface OrderKeyDocument {
+  _id: string;
+  last?: number;
+  done?: number;
+  /** Markers `n:<orderKey>:<number>` (FerretDB v1 only, see ordering/sequences.ts): when taken. */
+  createdAt?: Date;
 }
 
 /** A recovery of one subscriber's settled deliveries over a time range (deliveries/recovery.ts). */

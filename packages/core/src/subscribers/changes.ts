@@ -35,6 +35,7 @@ export function newSubscriberDocument(input: WebhookSubscriberCreateRequest, con
     revision: 0,
   };
   if (input.filter !== undefined) document.filter = JSON.stringify(input.filter);
+  if (input.ordering === 'aggregate') document.ordering = 'aggregate';
   if (input.secret !== undefined) document.secret = context.seal(input.secret);
   if (input.maxConcurrency !== undefined) document.maxConcurrency = input.maxConcurrency;
   if (input.rateLimitPerSecond !== undefined) document.rateLimitPerSecond = input.rateLimitPerSecond;
@@ -68,6 +69,8 @@ export function patchedSubscriberDocument(
   else if (patch.rateLimitPerSecond !== undefined) next.rateLimitPerSecond = patch.rateLimitPerSecond;
   if (patch.filter === null) delete next.filter;
   else if (patch.filter !== undefined) next.filter = JSON.stringify(patch.filter);
+  if (patch.ordering === 'aggregate') next.ordering = 'aggregate';
+  else if (patch.ordering === 'none') delete next.ordering;
   if (patch.events !== undefined) {
     next.events = patch.events;
     next.matchKeys = matchKeysFor(patch.events);

@@ -33,6 +33,7 @@ export function toListItem(document: SubscriberDocument, existing?: ReadonlySet<
     enabled: document.enabled,
     events: document.events,
     ...(document.filter !== undefined ? { filter: JSON.parse(document.filter) as Record<string, unknown> } : {}),
+    ...(document.ordering === 'aggregate' ? { ordering: 'aggregate' as const } : {}),
     timeoutMs: document.timeoutMs,
     ...(document.maxConcurrency !== undefined ? { maxConcurrency: document.maxConcurrency } : {}),
     ...(document.rateLimitPerSecond !== undefined ? { rateLimitPerSecond: document.rateLimitPerSecond } : {}),

@@ -1,4 +1,5 @@
 // herald.subscribers: CRUD over the subscribers collection plus the match buckets.
+import { releaseHeldRows } from '../ordering/sequences.js';
 import type { CoreContext } from '../context.js';
 import { cancelPendingDeliveries } from '../deliveries/event-status.js';
 import { SUMMARY_PROJECTION, toDeliverySummary, type DeliveryRowSummary } from '../deliveries/mapping.js';
@@ -91,6 +92,16 @@ export function createSubscriberService(context: CoreContext): SubscriberService
     context.background.add(cancelling);
   }
 
+  /** Ordering turned off: the rows held for their key's turn become due (ordering/keys.ts). */
+  function releaseInBackground(subscriberId: string, now: Date): void {
+    void releaseHeldRows(context, subscriberId, now).then(
+      () => context.engine.notify(),
+      (error: unknown) => {
+        context.logger.error({ subscriberId, err: error instanceof Error ? error.message : String(error) }, 'releasing the held deliveries of a subscriber whose ordering was turned off failed; the sweep releases them one per key at a time');
+      },
+    );
+  }
+
   async function respond(document: SubscriberDocument) {
     const [existing, health] = await Promise.all([existingPrincipals(principalsOf([document], true)), collections.health.findOne({ _id: document._id })]);
     return toResponse(document, existing, health);
@@ -172,6 +183,7 @@ export function createSubscriberService(context: CoreContext): SubscriberService
           }
           await bumpSubscribersRevision(collections, scope.orgId);
           if (current.enabled && !next.enabled) cancelInBackground(current._id, CANCELLED_DISABLED, next.updatedAt);
+          else if (current.ordering === 'aggregate' && next.ordering !== 'aggregate') releaseInBackground(current._id, next.updatedAt);
           return respond(next);
         }
       });

@@ -66,6 +66,7 @@ const commonChecks = {
   timeoutMs: integerCheck(LIMITS.timeoutMsMin, LIMITS.timeoutMsMax),
   maxConcurrency: integerCheck(1, LIMITS.maxConcurrencyMax),
   rateLimitPerSecond: checkRate,
+  ordering: (value: unknown) => (value === 'aggregate' || value === 'none' ? undefined : 'must be "aggregate" or "none"'),
   // Checked item by item below, so that each bad pattern is named.
   events: () => undefined,
   // Checked below, naming the path inside the filter.

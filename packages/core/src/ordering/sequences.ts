@@ -1,0 +1,146 @@
+// Per-key ordering, the publisher's side: sequence numbers for the rows of ordered subscribers,
+// handed out by a counter document per key (`$inc`, one command per key, all side by side, so a
+// batch waits one round trip more — only when it has ordered rows), and the check after the rows
+// are written that releases a row whose predecessor settled while the batch was being written.
+//
+// Why that check: a row is written held when the row before it had not settled yet. If that
+// predecessor settles before the held row exists, the engine's release finds nothing; the engine
+// writes `done` before it releases, so this read, made after the rows exist, sees it.
+import type { Collections } from '../storage/collections.js';
+import { isDuplicateKeyError } from '../storage/collections.js';
+import type { StoreCompat } from '../storage/compat.js';
+import type { DeliveryDocument, OrderKeyDocument } from '../storage/documents.js';
+import { doneId, planKey, sequenceId } from './keys.js';
+
+type Store = { collections: Collections; compat: StoreCompat };
+
+/** A held row that may be released once its predecessor's settle is visible. */
+export interface HeldHead {
+  orderKey: string;
+  orderSeq: number;
+}
+
+/**
+ * Numbers the rows (in accepted order) that carry an `orderKey`, in place: `orderSeq` set, and
+ * every row but a key's releasable first one held (`nextAttemptAt: null`). Returns, per key whose
+ * first row is held, that row: what `releaseSettledPredecessors` looks at once the rows are written.
+ */
+export async function sequenceRows(store: Store, rows: readonly DeliveryDocument[], now: Date): Promise<HeldHead[]> {
+  const byKey = new Map<string, DeliveryDocument[]>();
+  for (const row of rows) {
+    if (row.orderKey === undefined) continue;
+    const list = byKey.get(row.orderKey) ?? [];
+    list.push(row);
+    byKey.set(row.orderKey, list);
+  }
+  if (byKey.size === 0) return [];
+  const keys = [...byKey.keys()];
+  const [lasts, done] = await Promise.all([Promise.all(keys.map((key) => takeNumbers(store, key, byKey.get(key)!.length, now))), readDone(store, keys)]);
+  const held: HeldHead[] = [];
+  keys.forEach((key, index) => {
+    const keyRows = byKey.get(key)!;
+    const { sequences, firstReleased } = planKey(keyRows.length, lasts[index]!, done.get(key) ?? 0);
+    keyRows.forEach((row, position) => {
+      row.orderSeq = sequences[position]!;
+      if (position > 0 || !firstReleased) row.nextAttemptAt = null;
+    });
+    if (!firstReleased) held.push({ orderKey: key, orderSeq: sequences[0]! });
+  });
+  return held;
+}
+
+/**
+ * Releases the held first rows whose predecessor has settled meanwhile (its `done` is visible).
+ * Returns how many were released.
+ */
+export async function releaseSettledPredecessors(store: Store, held: readonly HeldHead[], now: Date): Promise<number> {
+  if (held.length === 0) return 0;
+  const done = await readDone(store, held.map((head) => head.orderKey));
+  const due = held.filter((head) => (done.get(head.orderKey) ?? 0) >= head.orderSeq - 1);
+  return releaseRows(store, due, now);
+}
+
+/** Gives held rows (by key and sequence) a due time, if they are still held. */
+export async function releaseRows(store: Store, heads: readonly HeldHead[], now: Date, urgent = false): Promise<number> {
+  let released = 0;
+  for (let start = 0; start < heads.length; start += store.compat.maxWriteBatch) {
+    const part = heads.slice(start, start + store.compat.maxWriteBatch);
+    const result = await store.compat.write(
+      () =>
+        store.collections.queue.updateMany(
+          { $or: part.map(({ orderKey, orderSeq }) => ({ orderKey, orderSeq, status: 'PENDING' as const, nextAttemptAt: null })) },
+          { $set: { nextAttemptAt: now, updatedAt: now } },
+        ),
+      urgent,
+    );
+    released += result.modifiedCount;
+  }
+  return released;
+}
+
+/** The sequence of the last settled row of each key (0: none yet). */
+export async function readDone(store: Store, keys: readonly string[], urgent = false): Promise<Map<string, number>> {
+  const ids = [...new Set(keys)].map(doneId);
+  const { collections, compat } = store;
+  const found: Array<OrderKeyDocument | null> = compat.pointReads
+    ? await Promise.all(ids.map((_id) => compat.retry(() => collections.orderKeys.findOne({ _id }), urgent)))
+    : await compat.retry(() => collections.orderKeys.find({ _id: { $in: ids } }).toArray(), urgent);
+  const done = new Map<string, number>();
+  for (const document of found) if (document?.done !== undefined) done.set(document._id.slice('done:'.length), document.done);
+  return done;
+}
+
+/**
+ * Adds `count` to the key's counter and returns the new value. Where a conditional update is not
+ * atomic against a concurrent one (storage/compat.ts `uniqueKeyClaims`), two publishers in two
+ * processes could read the same value: there each number taken is also inserted as a marker with
+ * a unique `_id`, and a batch that loses a marker to another takes fresh numbers.
+ */
+async function takeNumbers(store: Store, key: string, count: number, now: Date): Promise<number> {
+  const { collections, compat } = store;
+  for (let round = 0; ; round++) {
+    const after = await compat.write(() => upsertInc(collections, key, count));
+    const last = after?.last ?? count;
+    if (!compat.uniqueKeyClaims) return last;
+    const markers = Array.from({ length: count }, (_unused, index) => ({ _id: `n:${key}:${last - index}`, createdAt: now }));
+    try {
+      await compat.write(() => collections.orderKeys.insertMany(markers, { ordered: false }));
+      return last;
+    } catch (error) {
+      if (round >= 5 || !isDuplicateKeyError(error) && !hasOnlyDuplicates(error)) throw error;
+    }
+  }
+}
+
+async function upsertInc(collections: Collections, key: string, count: number): Promise<OrderKeyDocument | null> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await collections.orderKeys.findOneAndUpdate({ _id: sequenceId(key) }, { $inc: { last: count } }, { upsert: true, returnDocument: 'after' });
+    } catch (error) {
+      // Two first publishes of one key both tried to insert its counter: the loser updates now.
+      if (attempt >= 3 || !isDuplicateKeyError(error)) throw error;
+    }
+  }
+}
+
+function hasOnlyDuplicates(error: unknown): boolean {
+  const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
+  const list = Array.isArray(writeErrors) ? (writeErrors as Array<{ code?: number }>) : [];
+  return list.length > 0 && list.every((writeError) => writeError.code === 11000);
+}
+
+/** Every held row of a subscriber becomes due (its ordering was turned off), a page at a time. */
+export async function releaseHeldRows(store: Store, subscriberId: string, now: Date): Promise<number> {
+  const { collections, compat } = store;
+  let released = 0;
+  for (;;) {
+    const page = await compat.retry(() =>
+      collections.queue.find({ subscriberId, status: 'PENDING', nextAttemptAt: null }, { projection: { _id: 1 } }).limit(compat.maxWriteBatch).toArray(),
+    );
+    if (page.length === 0) return released;
+    const result = await compat.write(() =>
+      collections.queue.updateMany({ _id: { $in: page.map((row) => row._id) }, status: 'PENDING', nextAttemptAt: null }, { $set: { nextAttemptAt: now, updatedAt: now } }),
+    );
+    released += result.modifiedCount;
+  }
+}
