@@ -214,7 +214,7 @@ export class DeliveryStore {
   /** Sequence markers (ordering/sequences.ts, FerretDB v1 only) matter for a moment after they are taken. */
   async purgeSequenceMarkersBefore(cutoff: Date): Promise<number> {
     if (!this.compat.uniqueKeyClaims) return 0;
-    return (await this.write(() => this.collections.orderKeys.deleteMany({ createdAt: { $lt: cutoff } }))).deletedCount;
+    return (await this.write(() => this.collections.orderMarkers.deleteMany({ createdAt: { $lt: cutoff } }))).deletedCount;
   }
 
   /** The counters the publisher just wrote for an event whose rows this engine now sends. */

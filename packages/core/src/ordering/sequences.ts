@@ -35,11 +35,11 @@ export async function sequenceRows(store: Store, rows: readonly DeliveryDocument
   }
   if (byKey.size === 0) return [];
   const keys = [...byKey.keys()];
-  const [lasts, done] = await Promise.all([Promise.all(keys.map((key) => takeNumbers(store, key, byKey.get(key)!.length, now))), readDone(store, keys)]);
+  const [lasts, done] = await Promise.all([takeNumbers(store, new Map(keys.map((key) => [key, byKey.get(key)!.length])), now), readDone(store, keys)]);
   const held: HeldHead[] = [];
-  keys.forEach((key, index) => {
+  keys.forEach((key) => {
     const keyRows = byKey.get(key)!;
-    const { sequences, firstReleased } = planKey(keyRows.length, lasts[index]!, done.get(key) ?? 0);
+    const { sequences, firstReleased } = planKey(keyRows.length, lasts.get(key)!, done.get(key) ?? 0);
     keyRows.forEach((row, position) => {
       row.orderSeq = sequences[position]!;
       if (position > 0 || !firstReleased) row.nextAttemptAt = null;
@@ -78,38 +78,46 @@ export async function releaseRows(store: Store, heads: readonly HeldHead[], now:
   return released;
 }
 
-/** The sequence of the last settled row of each key (0: none yet). */
+/**
+ * The sequence of the last settled row of each key (0: none yet). One `$in` read: on FerretDB v1
+ * a lookup of any kind reads the whole collection (storage/compat.ts), and these documents are
+ * small, so one pass for every key beats one pass per key.
+ */
 export async function readDone(store: Store, keys: readonly string[], urgent = false): Promise<Map<string, number>> {
   const ids = [...new Set(keys)].map(doneId);
   const { collections, compat } = store;
-  const found: Array<OrderKeyDocument | null> = compat.pointReads
-    ? await Promise.all(ids.map((_id) => compat.retry(() => collections.orderKeys.findOne({ _id }), urgent)))
-    : await compat.retry(() => collections.orderKeys.find({ _id: { $in: ids } }).toArray(), urgent);
+  const found = await compat.retry(() => collections.orderKeys.find({ _id: { $in: ids } }).toArray(), urgent);
   const done = new Map<string, number>();
-  for (const document of found) if (document?.done !== undefined) done.set(document._id.slice('done:'.length), document.done);
+  for (const document of found) if (document.done !== undefined) done.set(document._id.slice('done:'.length), document.done);
   return done;
 }
 
 /**
- * Adds `count` to the key's counter and returns the new value. Where a conditional update is not
- * atomic against a concurrent one (storage/compat.ts `uniqueKeyClaims`), two publishers in two
- * processes could read the same value: there each number taken is also inserted as a marker with
- * a unique `_id`, and a batch that loses a marker to another takes fresh numbers.
+ * For each key, adds its count to the key's counter and returns the new value. Where a conditional
+ * update is not atomic against a concurrent one (storage/compat.ts `uniqueKeyClaims`), two
+ * publishers in two processes could read the same value: there every number taken is also
+ * inserted as a marker with a unique `_id` (one command for the batch), and the keys that lose a
+ * marker to another process take fresh numbers (a gap, which the sweep steps over).
  */
-async function takeNumbers(store: Store, key: string, count: number, now: Date): Promise<number> {
+async function takeNumbers(store: Store, counts: ReadonlyMap<string, number>, now: Date): Promise<Map<string, number>> {
   const { collections, compat } = store;
-  for (let round = 0; ; round++) {
-    const after = await compat.write(() => upsertInc(collections, key, count));
-    const last = after?.last ?? count;
-    if (!compat.uniqueKeyClaims) return last;
-    const markers = Array.from({ length: count }, (_unused, index) => ({ _id: `n:${key}:${last - index}`, createdAt: now }));
+  const lasts = new Map<string, number>();
+  let pending = [...counts.keys()];
+  for (let round = 0; pending.length > 0; round++) {
+    const taken = await Promise.all(pending.map(async (key) => [key, (await compat.write(() => upsertInc(collections, key, counts.get(key)!)))?.last ?? counts.get(key)!] as const));
+    for (const [key, last] of taken) lasts.set(key, last);
+    if (!compat.uniqueKeyClaims) return lasts;
+    const markers = taken.flatMap(([key, last]) => Array.from({ length: counts.get(key)! }, (_unused, index) => ({ _id: `${key}:${last - index}`, orderKey: key, createdAt: now })));
     try {
-      await compat.write(() => collections.orderKeys.insertMany(markers, { ordered: false }));
-      return last;
+      await compat.write(() => collections.orderMarkers.insertMany(markers, { ordered: false }));
+      return lasts;
     } catch (error) {
-      if (round >= 5 || !isDuplicateKeyError(error) && !hasOnlyDuplicates(error)) throw error;
+      const lost = duplicateIndexes(error);
+      if (!lost || round >= 5) throw error;
+      pending = [...new Set([...lost].map((index) => markers[index]!.orderKey))];
     }
   }
+  return lasts;
 }
 
 async function upsertInc(collections: Collections, key: string, count: number): Promise<OrderKeyDocument | null> {
@@ -123,10 +131,12 @@ async function upsertInc(collections: Collections, key: string, count: number): 
   }
 }
 
-function hasOnlyDuplicates(error: unknown): boolean {
+/** The indexes of an unordered insert's duplicate-key failures, or undefined if anything else failed. */
+function duplicateIndexes(error: unknown): Set<number> | undefined {
   const writeErrors = (error as { writeErrors?: unknown }).writeErrors;
-  const list = Array.isArray(writeErrors) ? (writeErrors as Array<{ code?: number }>) : [];
-  return list.length > 0 && list.every((writeError) => writeError.code === 11000);
+  const list = (Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : []) as Array<{ code?: number; index: number }>;
+  if (list.length === 0 || list.some((writeError) => writeError.code !== 11000)) return undefined;
+  return new Set(list.map((writeError) => writeError.index));
 }
 
 /** Every held row of a subscriber becomes due (its ordering was turned off), a page at a time. */

@@ -8,6 +8,7 @@ import type {
   HandleDocument,
   MatchBucketDocument,
   OrderKeyDocument,
+  OrderMarkerDocument,
   OrgStateDocument,
   RecoveryDocument,
   SubscriberDocument,
@@ -29,6 +30,7 @@ export const COLLECTION_SUFFIXES = {
   recoveries: 'recoveries',
   health: 'subscriber_health',
   orderKeys: 'order_keys',
+  orderMarkers: 'order_markers',
 } as const;
 
 export interface Collections {
@@ -47,6 +49,8 @@ export interface Collections {
   health: Collection<SubscriberHealthDocument>;
   /** Sequence counters of ordered keys (events/ordering.ts). */
   orderKeys: Collection<OrderKeyDocument>;
+  /** Sequence numbers taken, FerretDB v1 only (ordering/sequences.ts). */
+  orderMarkers: Collection<OrderMarkerDocument>;
 }
 
 export function collectionsFor(db: Db, prefix: string): Collections {
@@ -63,6 +67,7 @@ export function collectionsFor(db: Db, prefix: string): Collections {
     recoveries: db.collection<RecoveryDocument>(prefix + COLLECTION_SUFFIXES.recoveries),
     health: db.collection<SubscriberHealthDocument>(prefix + COLLECTION_SUFFIXES.health),
     orderKeys: db.collection<OrderKeyDocument>(prefix + COLLECTION_SUFFIXES.orderKeys),
+    orderMarkers: db.collection<OrderMarkerDocument>(prefix + COLLECTION_SUFFIXES.orderMarkers),
   };
 }
 

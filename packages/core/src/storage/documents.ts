@@ -198,8 +198,13 @@ export interface OrderKeyDocument {
   _id: string;
   last?: number;
   done?: number;
-  /** Markers `n:<orderKey>:<number>` (FerretDB v1 only, see ordering/sequences.ts): when taken. */
-  createdAt?: Date;
+}
+
+/** FerretDB v1 only (ordering/sequences.ts): one per sequence number taken, `_id` = `<orderKey>:<number>`. */
+export interface OrderMarkerDocument {
+  _id: string;
+  orderKey: string;
+  createdAt: Date;
 }
 
 /** A recovery of one subscriber's settled deliveries over a time range (deliveries/recovery.ts). */

@@ -43,9 +43,13 @@ async function publish(keys: number, perKey: number, prefix: string): Promise<vo
   }
 }
 
-function expectComplete(prefix: string, keys: number, perKey: number): void {
+async function expectComplete(prefix: string, keys: number, perKey: number): Promise<void> {
   for (let key = 0; key < keys; key += 1) {
     const delivered = log.delivered.get(`${prefix}${key}`) ?? [];
+    if (new Set(delivered).size !== perKey) {
+      const rows = await database.db.collection('herald_deliveries').find({ orderKey: { $regex: `"${prefix}${key}"` } }, { projection: { orderSeq: 1, status: 1, attempts: 1, lastError: 1 } }).toArray();
+      console.log(JSON.stringify({ key: `${prefix}${key}`, arrivals: log.arrivals.get(`${prefix}${key}`), rows }));
+    }
     // A head whose engine died after the receiver answered may be delivered twice, never out of turn.
     expect([...new Set(delivered)], `${prefix}${key}`).toEqual(Array.from({ length: perKey }, (_unused, index) => index + 1));
   }
@@ -59,7 +63,7 @@ test('two engine processes keep every key in order and one at a time', async () 
     await eventually(queueSize, (n) => n === 0, 120_000);
     expect(outOfOrder(log.arrivals)).toEqual([]);
     expect(log.overlaps).toEqual([]);
-    expectComplete('pair', 10, 8);
+    await expectComplete('pair', 10, 8);
   } finally {
     for (const child of engines) child.child.kill('SIGTERM');
     await Promise.all(engines.map((child) => child.exited));
@@ -79,7 +83,7 @@ test('SIGKILL of one engine mid-run: nothing lost, nothing reordered after lease
     await eventually(queueSize, (n) => n === 0, 120_000);
     const arrivals = new Map([...log.arrivals].filter(([key]) => key.startsWith('crash')));
     expect(outOfOrder(arrivals)).toEqual([]);
-    expectComplete('crash', 10, 10);
+    await expectComplete('crash', 10, 10);
   } finally {
     second.child.kill('SIGTERM');
     await second.exited;
