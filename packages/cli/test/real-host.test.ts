@@ -60,6 +60,20 @@ describe('webhooks events against the real host', () => {
   });
 });
 
+describe('webhooks subscribers --ordering against the real host', () => {
+  it('create turns per-key ordering on, update --ordering none turns it off', async () => {
+    const created = await herald(['webhooks', 'subscribers', 'create', '--id', 'ordered-keys', '--name', 'Ordered', '--url', 'http://127.0.0.1:9/never', '--event', 'order.*', '--ordering', 'aggregate', '--json']);
+    expect([created.code, created.stderr]).toStrictEqual([0, '']);
+    expect(JSON.parse(created.text)).toMatchObject({ id: 'ordered-keys', ordering: 'aggregate' });
+    const off = await herald(['webhooks', 'subscribers', 'update', 'ordered-keys', '--ordering', 'none', '--json']);
+    expect(off.code).toBe(0);
+    expect(JSON.parse(off.text)).not.toHaveProperty('ordering');
+    const bad = await herald(['webhooks', 'subscribers', 'update', 'ordered-keys', '--ordering', 'fifo']);
+    expect(bad.code).not.toBe(0);
+    expect(bad.stderr).toContain('--ordering must be aggregate or none');
+  });
+});
+
 describe('webhooks subscribers --filter against the real host', () => {
   it('create stores the filter, a publish reaches only events passing it, and none removes it', async () => {
     const created = await herald(['webhooks', 'subscribers', 'create', '--id', 'big-keys', '--name', 'Big', '--url', 'http://127.0.0.1:9/never', '--event', 'apikey.*', '--filter', '{"data.size":{"$gte":100}}', '--json']);

@@ -22,6 +22,11 @@ describe('subscriberRequestFromFlags', () => {
     expect(() => subscriberRequestFromFlags({ events: [], filter: '{"data.amount":' })).toThrow('--filter is not valid JSON');
     expect(() => subscriberRequestFromFlags({ events: [], filter: '[1]' })).toThrow('--filter must be a JSON object');
   });
+  it('sends --ordering aggregate or none, and refuses anything else', () => {
+    expect(subscriberRequestFromFlags({ events: [], ordering: 'aggregate' })).toStrictEqual({ ordering: 'aggregate' });
+    expect(subscriberRequestFromFlags({ events: [], ordering: 'none' })).toStrictEqual({ ordering: 'none' });
+    expect(() => subscriberRequestFromFlags({ events: [], ordering: 'fifo' })).toThrow('--ordering must be aggregate or none');
+  });
   it('rejects bad values', () => {
     expect(() => subscriberRequestFromFlags({ events: [], enabled: 'yes' })).toThrow('--enabled must be true or false');
     expect(() => subscriberRequestFromFlags({ events: [], timeoutMs: '1.5' })).toThrow('--timeout-ms must be a whole number');

@@ -12,6 +12,8 @@ export interface SubscriberFlags {
   readonly secret?: string | undefined;
   /** `--filter` text already read (inline JSON, or a file's content); `none` removes the filter. */
   readonly filter?: string | undefined;
+  /** `--ordering`: `aggregate` or `none` (docs/ordering.md). */
+  readonly ordering?: string | undefined;
 }
 
 export type SubscriberRequest = Record<string, string | boolean | number | string[]>;
@@ -45,6 +47,12 @@ export function parseFilter(text: string): Record<string, unknown> | null {
   return parsed as Record<string, unknown>;
 }
 
+/** `--ordering`: per-key ordering on (`aggregate`) or off (`none`). */
+export function parseOrdering(text: string): 'aggregate' | 'none' {
+  if (text === 'aggregate' || text === 'none') return text;
+  throw usageError('BAD_ORDERING', `--ordering must be aggregate or none, not "${text}"`);
+}
+
 /** Only the fields given end up in the body: on update, omitted fields keep their stored values. */
 export function subscriberRequestFromFlags(flags: SubscriberFlags, base: Readonly<Record<string, unknown>> = {}): Record<string, unknown> {
   const body: Record<string, unknown> = { ...base };
@@ -56,6 +64,7 @@ export function subscriberRequestFromFlags(flags: SubscriberFlags, base: Readonl
   if (flags.timeoutMs !== undefined) body.timeoutMs = parseTimeout(flags.timeoutMs);
   if (flags.secret !== undefined) body.secret = flags.secret;
   if (flags.filter !== undefined) body.filter = parseFilter(flags.filter);
+  if (flags.ordering !== undefined) body.ordering = parseOrdering(flags.ordering);
   return body;
 }
 

@@ -32,6 +32,12 @@ const bodyFlags: readonly FlagSpec[] = [
     valueName: 'json',
     description: 'Payload filter, a JSON object (inline, @file or @- for stdin), e.g. \'{"data.amount":{"$gte":100}}\'; none removes it (docs/filters.md)',
   },
+  {
+    name: 'ordering',
+    kind: 'string',
+    valueName: 'aggregate|none',
+    description: 'aggregate: deliver the events of one aggregateType + aggregateId one at a time, in order; none: no order (docs/ordering.md)',
+  },
   { name: 'enabled', kind: 'string', valueName: 'true|false', description: 'Whether the subscriber receives deliveries' },
   { name: 'timeout-ms', kind: 'string', valueName: 'ms', description: 'Delivery time-out in milliseconds' },
   { name: 'secret-file', kind: 'string', valueName: 'file', description: 'Read the signing secret from a file ("-" = stdin)' },
@@ -97,6 +103,7 @@ const helps = {
       'herald webhooks subscribers update billing --event "apikey.*,subscription.*"',
       'herald webhooks subscribers update billing --filter \'{"data.amount":{"$gte":100},"data.currency":{"$in":["EUR","USD"]}}\'',
       'herald webhooks subscribers update billing --filter none',
+      'herald webhooks subscribers update billing --ordering aggregate',
     ],
   },
   delete: {
@@ -170,6 +177,7 @@ async function requestBody(args: ParsedArgs): Promise<Record<string, unknown>> {
       timeoutMs: stringFlag(args, 'timeout-ms'),
       secret,
       filter,
+      ordering: stringFlag(args, 'ordering'),
     },
     base,
   );
