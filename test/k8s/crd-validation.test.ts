@@ -30,6 +30,15 @@ describe('WebhookSubscriber CRD', () => {
     expect(stored.spec.filter).toEqual(filter);
   });
 
+  it('takes ordering aggregate or none and refuses anything else', () => {
+    expect(apply('ordered', { targetUrl: 'https://example.com/hook', ordering: 'aggregate' }).status).toBe(0);
+    const stored = JSON.parse(kubectlOk(['get', 'webhooksubscriber', 'ordered', '-n', namespace, '-o', 'json'])) as { spec: Record<string, unknown> };
+    expect(stored.spec.ordering).toBe('aggregate');
+    const refused = apply('fifo', { targetUrl: 'https://example.com/hook', ordering: 'fifo' });
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toContain('ordering');
+  });
+
   it('accepts every documented event pattern form', () => {
     const result = apply('patterns', { targetUrl: 'http://sink.local:8080/x', events: ['apikey.generated', 'subscription.*', '*.deleted', '*'] });
     expect(result.stderr).toBe('');

@@ -26,6 +26,8 @@ export interface WebhookSubscriberSpec {
   rateLimitPerSecond?: number;
   /** Payload filter, passed to Herald as is (Herald validates it). */
   filter?: Record<string, unknown>;
+  /** Per-key ordering (Herald's docs/ordering.md); unset: none. */
+  ordering?: 'aggregate' | 'none';
   secretRef?: SecretKeyReference;
 }
 

@@ -14,6 +14,7 @@ export interface SubscriberRequest {
   rateLimitPerSecond?: number | null;
   /** Payload filter (Herald's docs/filters.md); null removes it. */
   filter?: Record<string, unknown> | null;
+  ordering?: 'aggregate' | 'none';
 }
 
 export interface Subscriber {
@@ -27,6 +28,8 @@ export interface Subscriber {
   maxConcurrency?: number;
   rateLimitPerSecond?: number;
   filter?: Record<string, unknown>;
+  /** Present when deliveries are ordered per aggregate. */
+  ordering?: 'aggregate';
   hasSecret: boolean;
   createdBy: string;
   updatedBy?: string;

@@ -24,6 +24,7 @@ export interface DesiredSubscriber {
   rateLimitPerSecond: number | null;
   /** null: no payload filter. */
   filter: Record<string, unknown> | null;
+  ordering: 'aggregate' | 'none';
 }
 
 export function desiredSubscriber(resource: WebhookSubscriberResource): DesiredSubscriber {
@@ -41,5 +42,6 @@ export function desiredSubscriber(resource: WebhookSubscriberResource): DesiredS
     maxConcurrency: spec.maxConcurrency ?? null,
     rateLimitPerSecond: spec.rateLimitPerSecond ?? null,
     filter: spec.filter ?? null,
+    ordering: spec.ordering ?? 'none',
   };
 }

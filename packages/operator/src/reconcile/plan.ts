@@ -62,19 +62,21 @@ export function diffSubscriber(desired: DesiredSubscriber, actual: Subscriber): 
   if ((actual.maxConcurrency ?? null) !== desired.maxConcurrency) patch.maxConcurrency = desired.maxConcurrency;
   if ((actual.rateLimitPerSecond ?? null) !== desired.rateLimitPerSecond) patch.rateLimitPerSecond = desired.rateLimitPerSecond;
   if (!sameJson(actual.filter ?? null, desired.filter)) patch.filter = desired.filter;
+  if ((actual.ordering ?? 'none') !== desired.ordering) patch.ordering = desired.ordering;
   return patch;
 }
 
 export function planSync(input: PlanInput): SyncPlan {
   const { desired, secret, actual } = input;
   if (!actual) {
-    const { maxConcurrency, rateLimitPerSecond, filter, ...fields } = desired;
+    const { maxConcurrency, rateLimitPerSecond, filter, ordering, ...fields } = desired;
     // Unset limits are left out: a new subscriber starts with Herald's defaults.
     const request: SubscriberRequest = {
       ...fields,
       ...(maxConcurrency !== null ? { maxConcurrency } : {}),
       ...(rateLimitPerSecond !== null ? { rateLimitPerSecond } : {}),
       ...(filter !== null ? { filter } : {}),
+      ...(ordering === 'aggregate' ? { ordering } : {}),
     };
     if (secret.kind === 'found') request.secret = secret.value;
     return { action: 'create', request };

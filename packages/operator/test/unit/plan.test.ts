@@ -21,7 +21,7 @@ describe('desiredSubscriber', () => {
   it('fills defaults from namespace and name', () => {
     expect(desired).toEqual({
       id: 'shop.orders', displayName: 'shop/orders', targetUrl: 'https://example.com/hook', events: ['order.*'], enabled: true, timeoutMs: 2000,
-      maxConcurrency: null, rateLimitPerSecond: null, filter: null,
+      maxConcurrency: null, rateLimitPerSecond: null, filter: null, ordering: 'none',
     });
   });
 });
@@ -40,7 +40,7 @@ describe('planSync', () => {
 
   it('creates a missing subscriber with its secret', () => {
     const plan = planSync({ ...base, secret: { kind: 'found', value: 's'.repeat(20), version: 'u/1' }, actual: undefined });
-    const { maxConcurrency: _unsetConcurrency, rateLimitPerSecond: _unsetRate, filter: _unsetFilter, ...fields } = desired;
+    const { maxConcurrency: _unsetConcurrency, rateLimitPerSecond: _unsetRate, filter: _unsetFilter, ordering: _unsetOrdering, ...fields } = desired;
     expect(plan).toEqual({ action: 'create', request: { ...fields, secret: 's'.repeat(20) } });
   });
 
@@ -74,6 +74,15 @@ describe('planSync', () => {
 describe('diffSubscriber', () => {
   it('is empty for an identical subscriber', () => {
     expect(diffSubscriber(desired, actual())).toEqual({});
+  });
+
+  it('turns per-key ordering on and off; a new subscriber gets it; an unset spec matches Herald\'s absent field', () => {
+    const ordered = { ...desired, ordering: 'aggregate' as const };
+    expect(diffSubscriber(ordered, actual())).toEqual({ ordering: 'aggregate' });
+    expect(diffSubscriber(ordered, actual({ ordering: 'aggregate' }))).toEqual({});
+    expect(diffSubscriber(desired, actual({ ordering: 'aggregate' }))).toEqual({ ordering: 'none' });
+    expect(diffSubscriber(desired, actual())).toEqual({});
+    expect(planSync({ desired: ordered, operatorPrincipal: ours, pushedSecretVersion: undefined, adoptForeign: false, secret: { kind: 'none' }, actual: undefined })).toMatchObject({ action: 'create', request: { ordering: 'aggregate' } });
   });
 
   it('sets, changes and removes the payload filter, ignoring key order; a new subscriber gets it', () => {
