@@ -57,6 +57,8 @@ export interface Subscriber {
   timeoutMs: number;
   /** The payload filter, when set. */
   filter?: Record<string, unknown>;
+  /** Present when deliveries are ordered per aggregate. */
+  ordering?: 'aggregate';
   hasSecret: boolean;
   health?: SubscriberHealth;
   createdBy: string;
@@ -76,6 +78,7 @@ export interface SubscriberInput {
   timeoutMs?: number;
   /** null removes the filter; a string is sent only for the API to refuse with its field message. */
   filter?: Record<string, unknown> | string | null;
+  ordering?: 'aggregate' | 'none';
 }
 
 export interface FilterPreviewItem {

@@ -74,3 +74,15 @@ describe('subscriber form: payload filter', () => {
     expect(formFieldOf('filter.data.amount.$gt')).toBe('filter');
   });
 });
+
+describe('subscriber form: per-key ordering', () => {
+  it('sends ordering aggregate on create when ticked, and on edit only a change, none to turn it off', () => {
+    expect(createBody({ ...EMPTY_FORM, displayName: 'x', targetUrl: 'https://x', ordered: true }).ordering).toBe('aggregate');
+    expect(createBody({ ...EMPTY_FORM, displayName: 'x', targetUrl: 'https://x' })).not.toHaveProperty('ordering');
+    const ordered: Subscriber = { ...stored, ordering: 'aggregate' };
+    expect(valuesOf(ordered).ordered).toBe(true);
+    expect(changedFields(ordered, valuesOf(ordered))).toEqual({});
+    expect(changedFields(ordered, { ...valuesOf(ordered), ordered: false })).toEqual({ ordering: 'none' });
+    expect(changedFields(stored, { ...valuesOf(stored), ordered: true })).toEqual({ ordering: 'aggregate' });
+  });
+});

@@ -103,6 +103,8 @@ export function SubscriberDetail({ id }: { id: string }) {
             <dd>{subscriber.events.length === 0 ? 'All events' : subscriber.events.map((pattern) => <code key={pattern} class="scope">{pattern}</code>)}</dd>
             <dt>Time-out</dt>
             <dd>{subscriber.timeoutMs} ms</dd>
+            <dt>Ordering</dt>
+            <dd>{subscriber.ordering === 'aggregate' ? 'Per aggregate: one at a time, in order' : 'None'}</dd>
             <dt>Secret</dt>
             <dd>{subscriber.hasSecret ? 'Set (never shown)' : 'None: deliveries are not signed'}</dd>
             <dt>Created</dt>

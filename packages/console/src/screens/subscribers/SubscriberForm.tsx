@@ -124,6 +124,13 @@ export function SubscriberForm({ id }: { id?: string }) {
           </Field>
           <FilterEditor value={values.filter} events={values.events} error={errors.filter} onInput={(text) => set('filter', text)} />
           <div class="field checkbox">
+            <input id="field-ordered" name="ordered" type="checkbox" checked={values.ordered} onChange={(event) => set('ordered', event.currentTarget.checked)} aria-describedby="field-ordered-hint" />
+            <label for="field-ordered">Ordered per aggregate: events of one aggregate type + id are delivered one at a time, in order</label>
+            <p id="field-ordered-hint" class="hint">
+              A delivery waiting on retries holds back only its own aggregate; each body carries its <code>sequence</code>. Turning it off releases what waits.
+            </p>
+          </div>
+          <div class="field checkbox">
             <input id="field-enabled" name="enabled" type="checkbox" checked={values.enabled} onChange={(event) => set('enabled', event.currentTarget.checked)} />
             <label for="field-enabled">Enabled: receives deliveries</label>
           </div>

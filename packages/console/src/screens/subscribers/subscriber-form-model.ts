@@ -12,9 +12,11 @@ export interface FormValues {
   timeoutMs: string;
   /** The payload filter as JSON text; empty = none. */
   filter: string;
+  /** Per-key ordering (`ordering: "aggregate"`). */
+  ordered: boolean;
 }
 
-export const EMPTY_FORM: FormValues = { id: '', displayName: '', targetUrl: '', secret: '', events: '', enabled: true, timeoutMs: '', filter: '' };
+export const EMPTY_FORM: FormValues = { id: '', displayName: '', targetUrl: '', secret: '', events: '', enabled: true, timeoutMs: '', filter: '', ordered: false };
 
 export function valuesOf(subscriber: Subscriber): FormValues {
   return {
@@ -26,6 +28,7 @@ export function valuesOf(subscriber: Subscriber): FormValues {
     enabled: subscriber.enabled,
     timeoutMs: String(subscriber.timeoutMs),
     filter: subscriber.filter === undefined ? '' : JSON.stringify(subscriber.filter, null, 2),
+    ordered: subscriber.ordering === 'aggregate',
   };
 }
 
@@ -76,6 +79,7 @@ export function createBody(values: FormValues): SubscriberInput {
   if (timeoutMs !== undefined) body.timeoutMs = timeoutMs;
   const filter = filterOf(values.filter);
   if (filter !== undefined) body.filter = filter;
+  if (values.ordered) body.ordering = 'aggregate';
   return body;
 }
 
@@ -92,6 +96,7 @@ export function changedFields(original: Subscriber, values: FormValues): Subscri
   if (timeoutMs !== undefined && timeoutMs !== original.timeoutMs) changes.timeoutMs = timeoutMs;
   const filter = filterOf(values.filter) ?? null;
   if (JSON.stringify(filter) !== JSON.stringify(original.filter ?? null)) changes.filter = filter;
+  if (values.ordered !== (original.ordering === 'aggregate')) changes.ordering = values.ordered ? 'aggregate' : 'none';
   return changes;
 }
 
