@@ -11,6 +11,7 @@
 #   scripts/cluster.sh down NAME            remove the node, its volumes and its network
 #   scripts/cluster.sh down-all             remove every cluster this script started
 #   scripts/cluster.sh build                build the node's parts and images only
+#   scripts/cluster.sh store-image          build the test's store image, print its tag
 #
 # Each cluster has its own internal Docker network (no route off the machine): the host reaches the
 # apiserver on the node's address there; pods reach only the node and each other.
@@ -45,6 +46,24 @@ pause_image() {
     cc -static -O2 -o "$work/pause" "$HERE/pause.c"
     tar -C "$work" -cf "$work/pause.tar" pause
     docker import --change 'ENTRYPOINT ["/pause"]' "$work/pause.tar" "$tag" >/dev/null
+    rm -rf "$work"
+  fi
+  echo "$tag"
+}
+
+# The in-cluster MongoDB-wire store of the end-to-end test: FerretDB over Debian's PostgreSQL.
+store_image() {
+  local base ferretdb hash
+  base="$(bash "$REPO_ROOT/scripts/tools/node-base-image.sh")"
+  ferretdb="$(readlink -f "$(bash "$REPO_ROOT/scripts/tools/ferretdb.sh")")"
+  hash="$(cat "$HERE/store.Dockerfile" "$HERE/store-entrypoint.sh" "$ferretdb" <(echo "$base") | sha256sum | cut -c1-12)"
+  local tag="herald-e2e-store:$hash"
+  if ! docker image inspect "$tag" >/dev/null 2>&1; then
+    log "building the cluster's store image $tag (FerretDB over Debian's PostgreSQL 15)"
+    local work; work="$(mktemp -d)"
+    cp "$HERE/store.Dockerfile" "$HERE/store-entrypoint.sh" "$work/"
+    cp "$ferretdb" "$work/ferretdb"
+    docker build --quiet -f "$work/store.Dockerfile" --build-arg "BASE_IMAGE=$base" -t "$tag" "$work" >/dev/null
     rm -rf "$work"
   fi
   echo "$tag"
@@ -113,6 +132,7 @@ case "${1:-}" in
       for n in $(docker network ls -q --filter "label=$LABEL"); do docker network rm "$n" >/dev/null; done
     fi
     rm -rf "$STATE" ;;
-  build) bash "$REPO_ROOT/scripts/tools/kube.sh" node >/dev/null; ensure_docker; node_image >/dev/null; pause_image >/dev/null ;;
+  build) bash "$REPO_ROOT/scripts/tools/kube.sh" node >/dev/null; ensure_docker; node_image >/dev/null; pause_image >/dev/null; store_image >/dev/null ;;
+  store-image) ensure_docker; store_image ;;
   *) sed -n '2,20p' "$0" >&2; exit 2 ;;
 esac

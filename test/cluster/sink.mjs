@@ -1,0 +1,117 @@
+/* global Buffer, setTimeout, fetch, AbortSignal, URL, console */
+// Runs in the cluster's sink pod (test/cluster/chart.test.ts mounts it from a ConfigMap), on the
+// Herald image's Node. Two roles, both inside the cluster:
+//   receiver: every POST is recorded (the headers that sign it and the raw body) and answered 204;
+//   publisher: POST /publish sends events to Herald through its Service, at a bounded rate and
+//   count, so a publish never leaves the cluster's network.
+// The test reads what happened with GET /records and GET /stats through `kubectl exec`.
+import { createServer } from 'node:http';
+
+const records = [];
+const publishRuns = new Map();
+
+function readBody(request) {
+  return new Promise((resolve, reject) => {
+    const chunks = [];
+    request.on('data', (chunk) => chunks.push(chunk));
+    request.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    request.on('error', reject);
+  });
+}
+
+function json(response, status, value) {
+  response.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(value));
+}
+
+/** Publishes `count` events at `perSecond`, each with a unique aggregateId; bounded in time too. */
+async function publishRun(id, { url, token, count, perSecond, prefix, maxSeconds }) {
+  const run = { accepted: 0, failed: 0, errors: [], done: false, ids: [] };
+  publishRuns.set(id, run);
+  const started = Date.now();
+  const deadline = started + maxSeconds * 1000;
+  const inFlight = new Set();
+  for (let index = 0; index < count && Date.now() < deadline; index++) {
+    const due = started + (index * 1000) / perSecond;
+    if (due > Date.now()) await new Promise((resolve) => setTimeout(resolve, due - Date.now()));
+    const attempt = (async () => {
+      // Retried on a refused connection or a 5xx (a pod going away during an upgrade): with the same
+      // Idempotency-Key, so a retry never makes a second event.
+      for (let tries = 0; tries < 20 && Date.now() < deadline; tries++) {
+        try {
+          const response = await fetch(`${url}/api/v0.9/webhook-events`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': `${prefix}-${index}` },
+            body: JSON.stringify({ eventType: 'order.created', aggregateType: 'order', aggregateId: `${prefix}-${index}`, data: { n: index } }),
+            signal: AbortSignal.timeout(10_000),
+          });
+          const text = await response.text();
+          if (response.status === 201 || response.status === 200) {
+            run.accepted++;
+            run.ids.push(JSON.parse(text).id ?? JSON.parse(text).eventId);
+            return;
+          }
+          if (response.status < 500) {
+            run.failed++;
+            run.errors.push(`${response.status} ${text.slice(0, 200)}`);
+            return;
+          }
+        } catch (error) {
+          if (tries === 19) run.errors.push(String(error));
+        }
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      run.failed++;
+    })();
+    inFlight.add(attempt);
+    attempt.finally(() => inFlight.delete(attempt));
+    if (inFlight.size >= 32) await Promise.race(inFlight);
+  }
+  await Promise.all(inFlight);
+  run.done = true;
+}
+
+createServer(async (request, response) => {
+  const path = new URL(request.url ?? '/', 'http://sink').pathname;
+  if (request.method === 'GET' && path === '/healthz') return json(response, 200, { ok: true });
+  if (request.method === 'GET' && path === '/records') return json(response, 200, records);
+  if (request.method === 'GET' && path === '/stats') {
+    const byEvent = new Map();
+    for (const record of records) {
+      const body = JSON.parse(record.body);
+      const key = body.data?.n ?? body.eventId;
+      byEvent.set(key, (byEvent.get(key) ?? 0) + 1);
+    }
+    return json(response, 200, { received: records.length, distinct: byEvent.size });
+  }
+  if (request.method === 'GET' && path.startsWith('/publish/')) {
+    const run = publishRuns.get(path.slice('/publish/'.length));
+    return run ? json(response, 200, { ...run, ids: undefined }) : json(response, 404, {});
+  }
+  const body = await readBody(request);
+  if (request.method === 'POST' && path === '/publish') {
+    const options = JSON.parse(body);
+    void publishRun(options.prefix, options);
+    return json(response, 202, { started: options.prefix });
+  }
+  if (request.method === 'DELETE' && path === '/records') {
+    records.length = 0;
+    return json(response, 200, {});
+  }
+  if (request.method === 'POST') {
+    const pick = (name) => request.headers[name];
+    records.push({
+      path,
+      at: Date.now(),
+      headers: {
+        'webhook-id': pick('webhook-id'),
+        'webhook-timestamp': pick('webhook-timestamp'),
+        'webhook-signature': pick('webhook-signature'),
+        'x-api-portal-signature': pick('x-api-portal-signature'),
+      },
+      body,
+    });
+    response.writeHead(204).end();
+    return;
+  }
+  json(response, 404, {});
+}).listen(8080, () => console.log('sink listening on 8080'));
