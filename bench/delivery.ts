@@ -14,13 +14,20 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { MongoClient } from 'mongodb';
+import { MongoClient, type Db } from 'mongodb';
 import { Agent, request } from 'undici';
 import { createHerald, type Herald, type Scope } from '@herald/core';
 import { freePort, type RunningFerretDb } from '../test/support/ferretdb.js';
 import { startStoreProcess } from '../test/support/store-process.js';
 import { waitForPing } from '../test/support/ping.js';
 import { treeCpuMs } from './process-tree-cpu.js';
+import { seedSettledHistory, storedBytes } from './retention-seed.js';
+// The retention pass as the engine's hourly job runs it (core's internals: no public API runs it now).
+import { resolveConfig } from '../packages/core/src/engine/config.js';
+import { createMaintenance } from '../packages/core/src/engine/jobs.js';
+import { DeliveryStore } from '../packages/core/src/engine/store.js';
+import { silentLogger } from '../packages/core/src/logger.js';
+import { detectStoreCompat } from '../packages/core/src/storage/compat.js';
 import { latencySummary, round } from './stats.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
@@ -37,6 +44,10 @@ const HOL_RATE = num('BENCH_HOL_RATE', 20);
 const HOL_SECONDS = num('BENCH_HOL_SECONDS', QUICK ? 5 : 10);
 const PUBLISH_COST_EVENTS = num('BENCH_PUBLISH_COST_EVENTS', 100);
 const FAILING_PUBLISH_EVENTS = num('BENCH_FAILING_PUBLISH_EVENTS', 300);
+const RETENTION_EVENTS = num('BENCH_RETENTION_EVENTS', QUICK ? 10_000 : 100_000);
+const RETENTION_WAIT_MS = num('BENCH_RETENTION_WAIT_S', 120) * 1000;
+const RETENTION_RATE = num('BENCH_RETENTION_RATE', 100);
+const RETENTION_SECONDS = num('BENCH_RETENTION_SECONDS', QUICK ? 5 : 10);
 /** The issue's reproduction: 8 publishers beside a receiver answering 500. */
 const FAILING_PUBLISH_CONCURRENCY = 8;
 /** BENCH_ONLY=failing-publish runs scenario (e) alone, BENCH_ONLY=head-of-line (d). */
@@ -304,6 +315,7 @@ async function publishAtRate(perSecond: number, seconds: number, publish: (i: nu
 
 interface Bench {
   herald: Herald;
+  db: Db;
   sink: Sink;
   diagnose(): Promise<void>;
 }
@@ -434,6 +446,89 @@ async function publishBesideFailing(bench: Bench): Promise<FailingPublishResult>
   };
 }
 
+interface RetentionResult {
+  prunedEvents: number;
+  pruneSeconds: number;
+  /** Delivery p99 at the steady rate with the old history present, before and while it is pruned. */
+  baselineP99: number;
+  pruningP99: number;
+  p99IncreasePercent: number;
+  /** collStats sizes of the event and delivery collections, MB: before seeding, seeded, after pruning, and what should remain. */
+  storedMb: { beforeSeeding: number; seeded: number; afterPruning: number; retained: number };
+  /** How far the size after pruning is above what should remain, percent. */
+  aboveRetainedPercent: number;
+  lost: number;
+}
+
+/**
+ * (f) Retention: RETENTION_EVENTS settled events 60 days old (each with a row and an attempt) are
+ * written straight to the store; deliveries at RETENTION_RATE/s run once with that history in place
+ * and once while the retention pass removes it (the host default, 30 days). The pass runs as the
+ * hourly job does (engine/jobs.ts), through a store lane of its own here. Storage is what the store
+ * reports; "retained" is the size before seeding plus what the events of the two phases added
+ * (the first phase's growth per event, times their number).
+ */
+async function pruningUnderLoad(bench: Bench): Promise<RetentionResult> {
+  const retScope: Scope = { orgId: 'bench-retention', actor: 'bench' };
+  await bench.herald.subscribers.create(retScope, { id: 'steady', displayName: 'steady', targetUrl: `${bench.sink.url}/steady`, events: ['ret.*'] });
+  let offset = 0;
+  const phase = async (until?: Promise<unknown>): Promise<{ p99: number; lost: number; events: number }> => {
+    const log = new ReceiptLog(bench.sink);
+    await log.start();
+    const run = newRun();
+    const start = offset;
+    let done = until === undefined;
+    void until?.then(() => { done = true; });
+    // At least RETENTION_SECONDS, and for as long as the pruning runs.
+    do {
+      await publishAtRate(RETENTION_RATE, RETENTION_SECONDS, (i) => publishOne(bench.herald, offset + i, run, retScope, 'ret.tick', 'steady'));
+      offset += Math.round(RETENTION_RATE * RETENTION_SECONDS);
+    } while (!done);
+    await waitForAll(log, run.expected, RETENTION_WAIT_MS, bench.diagnose);
+    const result = summarize(`retention ${start}`, log, run, meter());
+    return { p99: result.latencyMs.p99, lost: result.lost, events: run.events };
+  };
+  const mb = (bytes: number) => round(bytes / 1024 / 1024, 1);
+  const beforeSeeding = await storedBytes(bench.db);
+  await seedSettledHistory(bench.db, 'bench-retention-old', RETENTION_EVENTS, 60 * 24 * 60 * 60 * 1000);
+  const seeded = await storedBytes(bench.db);
+  const baseline = await phase();
+  const bytesPerEvent = ((await storedBytes(bench.db)) - seeded) / Math.max(1, baseline.events);
+  const store = new DeliveryStore(bench.db, 'herald_', await detectStoreCompat(bench.db));
+  const jobs = createMaintenance({ db: bench.db, prefix: 'herald_', owner: 'bench-retention', store, config: resolveConfig({}), logger: silentLogger, onRecovered: () => undefined });
+  const pruneStarted = performance.now();
+  let pruneSeconds = 0;
+  const pruning = jobs.retention().then((count) => {
+    pruneSeconds = (performance.now() - pruneStarted) / 1000;
+    return count;
+  });
+  const during = await phase(pruning);
+  const prunedEvents = await pruning;
+  const afterPruning = await storedBytes(bench.db);
+  // What should remain: the size before seeding, and what each event of the two phases added.
+  const retained = beforeSeeding + bytesPerEvent * (baseline.events + during.events);
+  return {
+    prunedEvents,
+    pruneSeconds: round(pruneSeconds, 1),
+    baselineP99: baseline.p99,
+    pruningP99: during.p99,
+    p99IncreasePercent: round(((during.p99 - baseline.p99) / Math.max(1, baseline.p99)) * 100, 1),
+    storedMb: { beforeSeeding: mb(beforeSeeding), seeded: mb(seeded), afterPruning: mb(afterPruning), retained: mb(retained) },
+    aboveRetainedPercent: round(((afterPruning - retained) / retained) * 100, 1),
+    lost: baseline.lost + during.lost,
+  };
+}
+
+const verdict = (ok: boolean): string => (ok ? 'met' : 'MISSED');
+
+function printRetentionTargets(r: RetentionResult): void {
+  const line = (label: string, figure: string, target: string, ok: boolean) => console.log(`  ${label.padEnd(52)} ${figure.padEnd(22)} target ${target.padEnd(16)} ${verdict(ok)}`);
+  console.log(`  (f) pruned ${r.prunedEvents} settled events in ${r.pruneSeconds} s beside ${RETENTION_RATE} deliveries/s`);
+  line('(f) delivery p99 while pruning vs before', `${r.pruningP99} vs ${r.baselineP99} ms`, '≤ +20%', r.p99IncreasePercent <= 20);
+  line('(f) stored size after pruning vs retained', `${r.storedMb.afterPruning} vs ${r.storedMb.retained} MB`, '≤ +10%', r.aboveRetainedPercent <= 10);
+  line('(f) deliveries not received', String(r.lost), '0', r.lost === 0);
+}
+
 async function rawCeiling(sink: Sink, bodies: string[], count: number): Promise<{ requestsPerSecond: number; cpuMsPerRequest: number }> {
   const agent = new Agent({ connections: 32, keepAliveTimeout: 10_000 });
   const m = meter();
@@ -508,7 +603,7 @@ async function openBench(uri: string, dbName: string, sink: Sink): Promise<Bench
   const herald = await createHerald({
     mongo: { db },
     masterKeys,
-    eventTypes: [{ type: 'order.created', sensitive: ['card'] }, { type: 'hol.tick' }, { type: 'fail.tick' }],
+    eventTypes: [{ type: 'order.created', sensitive: ['card'] }, { type: 'hol.tick' }, { type: 'fail.tick' }, { type: 'ret.tick' }],
     logger: {
       debug() {},
       info() {},
@@ -523,6 +618,9 @@ async function openBench(uri: string, dbName: string, sink: Sink): Promise<Bench
       retrySchedule: [250, 500, 1_000, 2_000, 4_000],
       maxAttempts: 20,
       pollIntervalMs: 250,
+      // The engine's own hourly pass would prune scenario (f)'s seeded history whenever it first runs;
+      // (f) runs the pass itself, when it measures it.
+      retentionMs: 0,
     },
   });
   for (let i = 0; i < SUBSCRIBERS; i += 1) {
@@ -531,6 +629,7 @@ async function openBench(uri: string, dbName: string, sink: Sink): Promise<Bench
   await herald.start();
   return {
     herald,
+    db,
     sink,
     async diagnose() {
       console.log(`  database commands still waiting for an answer at ${Date.now()}:`, JSON.stringify([...outstanding.values()]));
@@ -597,12 +696,16 @@ async function main(): Promise<void> {
   const dbName = `bench_${randomBytes(4).toString('hex')}`;
 
   const main = await openBench(uri, dbName, sink);
-  const alone: Record<string, (bench: Bench) => Promise<unknown>> = { 'failing-publish': publishBesideFailing, 'head-of-line': headOfLine };
+  const alone: Record<string, (bench: Bench) => Promise<unknown>> = { 'failing-publish': publishBesideFailing, 'head-of-line': headOfLine, retention: pruningUnderLoad };
   if (ONLY !== undefined) {
     const scenario = alone[ONLY];
     if (!scenario) throw new Error(`BENCH_ONLY must be one of: ${Object.keys(alone).join(', ')}`);
-    console.log(JSON.stringify({ [ONLY]: await scenario(main) }));
+    const outcome = await scenario(main);
+    console.log(JSON.stringify({ [ONLY]: outcome }));
     printCommandProfile(ONLY);
+    mkdirSync('.data/bench', { recursive: true });
+    writeFileSync(`.data/bench/${ONLY}.json`, `${JSON.stringify({ store, quick: QUICK, [ONLY]: outcome }, null, 2)}\n`);
+    if (ONLY === 'retention') printRetentionTargets(outcome as RetentionResult);
     await main.close();
     sink.process.kill('SIGTERM');
     await ferret?.stop();
@@ -630,6 +733,9 @@ async function main(): Promise<void> {
   console.log(JSON.stringify({ headOfLine: hol }));
   const failingPublish = await publishBesideFailing(main);
   console.log(JSON.stringify({ publishBesideFailing: failingPublish }));
+  // (f) on FerretDB takes many minutes (every query there reads whole collections): BENCH_ONLY=retention.
+  const retention = MEMORY_MONGO || process.env.MONGODB_URI ? await pruningUnderLoad(main) : undefined;
+  if (retention) console.log(JSON.stringify({ retention }));
   const publishing = await publishCost(proxy.uri, dbName, main);
   proxy.stop();
   const commandsPerEvent = publishing.commandsPerEvent;
@@ -659,6 +765,7 @@ async function main(): Promise<void> {
     publishLatencyMs: publishing.latencyMs,
     headOfLine: { healthyAloneP99Ms: hol.aloneP99, healthyBesideHangingP99Ms: hol.besideHangingP99 },
     publishBesideFailing: failingPublish,
+    ...(retention ? { retention } : {}),
     lost,
     duplicates,
   };
@@ -670,7 +777,6 @@ async function main(): Promise<void> {
     scenario: r.name, deliveries: r.deliveries, 'deliv/s': r.deliveriesPerSecond, p50: r.latencyMs.p50, p95: r.latencyMs.p95, p99: r.latencyMs.p99,
     'cpu ms/deliv': r.cpuMsPerDelivery, 'store cpu ms/deliv': r.storeCpuMsPerDelivery ?? '-', 'db cmds/deliv': r.dbCommandsPerDelivery, 'peak RSS MB': r.peakRssMb, lost: r.lost, dups: r.duplicates, '500s': r.failedAttempts, 'publish errors': r.publishErrors,
   })));
-  const verdict = (ok: boolean): string => (ok ? 'met' : 'MISSED');
   const line = (label: string, figure: string, target: string, ok: boolean) => console.log(`  ${label.padEnd(52)} ${figure.padEnd(22)} target ${target.padEnd(16)} ${verdict(ok)}`);
   console.log(`\nTargets (raw undici ceiling in this run: ${raw.requestsPerSecond} req/s; peak RSS ${summary.peakRssMb} MB in the scenarios, ${summary.processPeakRssMb} MB over the whole process)`);
   line('DB commands per published event', String(commandsPerEvent), '≤ 3', commandsPerEvent <= 3);
@@ -693,6 +799,7 @@ async function main(): Promise<void> {
   line('(e) publish beside a receiver failing every attempt', `${failingPublish.eventsPerSecond} events/s`, '≥ 100/s', failingPublish.eventsPerSecond >= 100);
   line('lost, duplicates', `${lost}, ${duplicates}`, '0, 0', lost === 0 && duplicates === 0);
   line('peak RSS, scenarios (a)–(d)', `${summary.peakRssMb} MB`, '≤ 300 MB', summary.peakRssMb <= 300);
+  if (retention) printRetentionTargets(retention);
   console.log('\nWritten: .data/bench/delivery.json');
   // Stopped here, awaited, so the store shuts down idle and its files are removed; the exit
   // handler covers the other ways out.
