@@ -90,9 +90,9 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
   };
   let pruned = 0;
   const retention = async (): Promise<number> => {
-    // Claim markers outlive no attempt by a day, whatever the event retention (also when that is forever).
-    const day = 24 * 60 * 60 * 1000;
-    const markersBefore = new Date(Date.now() - (config.retentionMs > 0 ? Math.min(config.retentionMs, day) : day));
+    // Claim and sequence markers are kept a day, whatever the event retention: a shorter bound would
+    // race lease recovery, which releases a row by the claim its dead claimer left.
+    const markersBefore = new Date(Date.now() - 24 * 60 * 60 * 1000);
     await store.purgeClaimsBefore(markersBefore);
     await store.purgeSequenceMarkersBefore(markersBefore);
     let total = 0;
