@@ -11,7 +11,7 @@
 // Writes .data/bench/delivery.json. Knobs: bench/README.md.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { MongoClient, type Db } from 'mongodb';
@@ -20,6 +20,7 @@ import { createHerald, type Herald, type Scope } from '@herald/core';
 import { freePort, type RunningFerretDb } from '../test/support/ferretdb.js';
 import { startStoreProcess } from '../test/support/store-process.js';
 import { waitForPing } from '../test/support/ping.js';
+import { orderingScenarios, orderingTargets, type OrderingSummary } from './ordering.js';
 import { treeCpuMs } from './process-tree-cpu.js';
 import { seedSettledHistory, storedBytes } from './retention-seed.js';
 // The retention pass as the engine's hourly job runs it (core's internals: no public API runs it now).
@@ -50,7 +51,7 @@ const RETENTION_RATE = num('BENCH_RETENTION_RATE', 100);
 const RETENTION_SECONDS = num('BENCH_RETENTION_SECONDS', QUICK ? 5 : 10);
 /** The issue's reproduction: 8 publishers beside a receiver answering 500. */
 const FAILING_PUBLISH_CONCURRENCY = 8;
-/** BENCH_ONLY=failing-publish runs scenario (e) alone, BENCH_ONLY=head-of-line (d). */
+/** BENCH_ONLY=failing-publish runs scenario (e) alone, BENCH_ONLY=head-of-line (d), BENCH_ONLY=ordering the ordering scenarios (g), (h) (bench/ordering.ts). */
 const ONLY = process.env.BENCH_ONLY;
 const ENGINE_CONCURRENCY = num('BENCH_ENGINE_CONCURRENCY', 128);
 const PUBLISH_CONCURRENCY = num('BENCH_PUBLISH_CONCURRENCY', 4);
@@ -695,6 +696,24 @@ async function main(): Promise<void> {
   console.log(`Herald delivery benchmark — ${store}, ${SUBSCRIBERS} subscribers, node ${process.version} ${V8_OPTIONS.join(' ') || '(V8 defaults)'}${QUICK ? ', BENCH_QUICK' : ''}`);
   const dbName = `bench_${randomBytes(4).toString('hex')}`;
 
+  const orderingOptions = { uri, quick: QUICK, masterKeys, timeoutMs: TIMEOUT_MS, publishConcurrency: PUBLISH_CONCURRENCY, engineConcurrency: ENGINE_CONCURRENCY };
+  const printOrdering = (ordering: OrderingSummary): void => {
+    for (const { label, figure, target, ok } of orderingTargets(ordering)) console.log(`  ${label.padEnd(52)} ${figure.padEnd(22)} target ${target.padEnd(16)} ${ok ? 'met' : 'MISSED'}`);
+  };
+  if (ONLY === 'ordering') {
+    const ordering = await orderingScenarios(orderingOptions);
+    // Alone, the figures join the summary of the last full run (or start one).
+    mkdirSync('.data/bench', { recursive: true });
+    const previous = existsSync('.data/bench/delivery.json') ? (JSON.parse(readFileSync('.data/bench/delivery.json', 'utf8')) as Record<string, unknown>) : { store };
+    writeFileSync('.data/bench/delivery.json', `${JSON.stringify({ ...previous, ordering: { ...ordering, store, quick: QUICK } }, null, 2)}\n`);
+    console.log(`\nTargets, per-key ordering (${store})`);
+    printOrdering(ordering);
+    console.log('\nWritten: .data/bench/delivery.json (ordering)');
+    sink.process.kill('SIGTERM');
+    await ferret?.stop();
+    children.length = 0;
+    process.exit(0);
+  }
   const main = await openBench(uri, dbName, sink);
   const alone: Record<string, (bench: Bench) => Promise<unknown>> = { 'failing-publish': publishBesideFailing, 'head-of-line': headOfLine, retention: pruningUnderLoad };
   if (ONLY !== undefined) {
@@ -741,6 +760,7 @@ async function main(): Promise<void> {
   const commandsPerEvent = publishing.commandsPerEvent;
   console.log(JSON.stringify({ publishCommandsPerEvent: commandsPerEvent, publishLatencyMs: publishing.latencyMs }));
   await main.close();
+  const ordering = await orderingScenarios(orderingOptions);
 
   const [fanOutResult, delayedResult, steady] = results as [ScenarioResult, ScenarioResult, ScenarioResult, ScenarioResult];
   const ratio = fanOutResult.deliveriesPerSecond / raw.requestsPerSecond;
@@ -766,6 +786,7 @@ async function main(): Promise<void> {
     headOfLine: { healthyAloneP99Ms: hol.aloneP99, healthyBesideHangingP99Ms: hol.besideHangingP99 },
     publishBesideFailing: failingPublish,
     ...(retention ? { retention } : {}),
+    ordering,
     lost,
     duplicates,
   };
@@ -797,6 +818,7 @@ async function main(): Promise<void> {
   line(`(b) p50 / p99 at ${RATE}/s offered`, `${steady.latencyMs.p50} / ${steady.latencyMs.p99} ms`, '≤ 25 / 150 ms', steady.latencyMs.p50 <= 25 && steady.latencyMs.p99 <= 150);
   line('(b) completes with 0 publish errors', `${steady.publishErrors} errors, ${steady.lost} lost`, '0, 0', steady.publishErrors === 0 && steady.lost === 0);
   line('(e) publish beside a receiver failing every attempt', `${failingPublish.eventsPerSecond} events/s`, '≥ 100/s', failingPublish.eventsPerSecond >= 100);
+  printOrdering(ordering);
   line('lost, duplicates', `${lost}, ${duplicates}`, '0, 0', lost === 0 && duplicates === 0);
   line('peak RSS, scenarios (a)–(d)', `${summary.peakRssMb} MB`, '≤ 300 MB', summary.peakRssMb <= 300);
   if (retention) printRetentionTargets(retention);
