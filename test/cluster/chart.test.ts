@@ -150,8 +150,8 @@ describe('the chart on a real cluster', () => {
       '--set', 'server.replicas=2', '--set', 'worker.enabled=true', '--set', 'worker.replicas=2',
       '--set-json', 'config.extraEnv=[{"name":"HERALD_SSRF_ALLOW_LIST","value":"10.96.0.0/12"}]',
     ]);
-    expect(install.stderr).toBe('');
-    expect(install.status).toBe(0);
+    expect(install.status, install.stderr).toBe(0);
+    console.log(install.stdout.split('\n').slice(0, 3).join('\n'));
     for (const deployment of ['herald', 'herald-worker', 'herald-operator']) {
       await c().kubectlOk(['-n', 'herald', 'rollout', 'status', `deploy/${deployment}`, '--timeout=300s']);
     }
@@ -220,4 +220,222 @@ describe('the chart on a real cluster', () => {
     const gone = await fromSink(`${HOST}/api/v0.9/webhook-subscribers/shop.orders`, { token: adminToken });
     expect(gone.status).toBe(404);
   });
+
+  it('keeps every event through a helm upgrade (a changed config value rolls every pod) during steady publishing', async () => {
+    await createLoadSubscriber();
+    const run = await publishAndWait('upgrade', 300, 10, async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5_000));
+      const upgrade = await c().helm(['upgrade', 'herald', 'charts/herald', '-n', 'herald', '--reuse-values', '--set', 'config.drainTimeoutSeconds=12']);
+      expect(upgrade.status, upgrade.stderr).toBe(0);
+      for (const deployment of ['herald', 'herald-worker', 'herald-operator']) {
+        await c().kubectlOk(['-n', 'herald', 'rollout', 'status', `deploy/${deployment}`, '--timeout=300s']);
+      }
+      console.log(await c().kubectlOk(['-n', 'herald', 'get', 'pods']));
+    });
+    const stats = await waitForDeliveries('/load-upgrade', run.accepted, 240_000);
+    console.log(`helm upgrade during publishing: ${run.accepted} published, ${run.failed} refused, ${stats.distinct} delivered, ${stats.distinct >= run.accepted ? 0 : run.accepted - stats.distinct} lost, ${stats.duplicates} duplicates`);
+    expect(run).toMatchObject({ accepted: 300, failed: 0 });
+    expect(stats.distinct).toBe(300);
+  });
+
+  it('keeps every event when a worker pod is deleted in the middle of 5,000 deliveries; the other workers each did part', async () => {
+    const workers = await workerPods();
+    expect(workers.length).toBe(2);
+    // Published at a rate the two workers keep up with: a backlog of thousands of pending deliveries
+    // slows FerretDB's claims to a few per second (reported in docs/kubernetes.md).
+    const run = await publishAndWait('kill', 5_000, 25, async () => {
+      await waitFor('the first 1,000 deliveries', async () => ((await loadStats('/load-kill')).received >= 1_000 ? true : undefined), 240_000);
+      const victim = workers[0]!;
+      console.log(`deleting worker pod ${victim.name} (${victim.ip}) after ${(await loadStats('/load-kill')).received} deliveries`);
+      await c().kubectlOk(['-n', 'herald', 'delete', 'pod', victim.name, '--wait=false']);
+    });
+    const stats = await waitForDeliveries('/load-kill', run.accepted, 600_000);
+    const byPod = Object.fromEntries(Object.entries(stats.byPeer).map(([ip, count]) => [workers.find((w) => w.ip === ip)?.name ?? `new pod ${ip}`, count]));
+    console.log(`worker deleted during 5,000 deliveries: ${run.accepted} published, ${stats.distinct} delivered, ${run.accepted - stats.distinct} lost, ${stats.duplicates} duplicates; deliveries by pod: ${JSON.stringify(byPod)}`);
+    expect(run).toMatchObject({ accepted: 5_000, failed: 0 });
+    expect(stats.distinct).toBe(5_000);
+    // A duplicate is an attempt in flight when the pod stopped: at most the subscriber's concurrency.
+    expect(stats.duplicates).toBeLessThanOrEqual(LOAD_CONCURRENCY);
+    // Each worker did part: the deleted one before it went, the other throughout, the replacement after.
+    for (const worker of workers) expect(stats.byPeer[worker.ip] ?? 0, worker.name).toBeGreaterThan(0);
+    const replacements = Object.keys(stats.byPeer).filter((ip) => !workers.some((w) => w.ip === ip));
+    expect(replacements.length, 'deliveries from the replacement worker').toBe(1);
+  });
+
+  it('says why a WebhookSubscriber cannot sync: a URL Herald refuses, a missing Secret (Ready=False with the reason)', async () => {
+    // The apiserver refuses what the CRD can check, with the reason.
+    const refused = await c().kubectl(['-n', 'shop', 'apply', '-f', '-'], subscriberYaml('ftp-url', 'ftp://sink.shop.svc/hook', 'load-secret'));
+    expect(refused.status).not.toBe(0);
+    expect(refused.stderr).toMatch(/targetUrl/);
+    // What only Herald checks (a fragment), and a Secret that does not exist, reach the operator.
+    await c().kubectlOk(['-n', 'shop', 'apply', '-f', '-'], subscriberYaml('fragment-url', 'http://sink.shop.svc/hook#part', 'load-secret'));
+    await c().kubectlOk(['-n', 'shop', 'apply', '-f', '-'], subscriberYaml('no-secret', 'http://sink.shop.svc/hook', 'does-not-exist'));
+    const condition = async (name: string) =>
+      waitFor(`${name}'s Ready condition`, async () => {
+        const resource = JSON.parse(await c().kubectlOk(['-n', 'shop', 'get', 'webhooksubscriber', name, '-o', 'json'])) as {
+          status?: { conditions?: { type: string; status: string; reason: string; message: string }[] };
+        };
+        return resource.status?.conditions?.find((cond) => cond.type === 'Ready');
+      });
+    const invalid = await condition('fragment-url');
+    expect(invalid).toMatchObject({ status: 'False', reason: 'Invalid' });
+    expect(invalid.message).toMatch(/fragment/i);
+    const missing = await condition('no-secret');
+    expect(missing).toMatchObject({ status: 'False', reason: 'SecretNotFound' });
+    expect(missing.message).toMatch(/does-not-exist/);
+    console.log(`Ready=False as expected: fragment-url ${invalid.reason}: ${invalid.message}; no-secret ${missing.reason}: ${missing.message}`);
+    await c().kubectlOk(['-n', 'shop', 'delete', 'webhooksubscriber', 'fragment-url', 'no-secret', '--wait=true', '--timeout=60s']);
+  });
+
+  it('helm uninstall leaves only what the docs say is kept: the CRD and the Secret with the master key', async () => {
+    await c().kubectlOk(['-n', 'shop', 'delete', 'webhooksubscriber', 'load', '--wait=true', '--timeout=60s']);
+    const uninstall = await c().helm(['uninstall', 'herald', '-n', 'herald', '--wait', '--timeout', '180s']);
+    expect(uninstall.status, uninstall.stderr).toBe(0);
+    await waitFor('the release\'s pods to go', async () => ((await c().kubectlOk(['-n', 'herald', 'get', 'pods', '-o', 'name'])).trim() === '' ? true : undefined), 120_000);
+    const kinds = 'all,configmaps,secrets,serviceaccounts,roles,rolebindings,leases,poddisruptionbudgets,endpointslices';
+    const left = (await c().kubectlOk(['-n', 'herald', 'get', kinds, '-o', 'name'])).trim().split('\n').filter(Boolean).sort();
+    // kube-root-ca.crt and the default ServiceAccount belong to every namespace; the operator's
+    // Lease is written by the operator, not by Helm (docs/kubernetes.md says it stays).
+    expect(left).toEqual(['configmap/kube-root-ca.crt', 'lease.coordination.k8s.io/herald-operator', 'secret/herald-secrets', 'serviceaccount/default']);
+    const clusterWide = await c().kubectlOk(['get', 'clusterroles,clusterrolebindings', '-o', 'name']);
+    expect(clusterWide).not.toMatch(/herald/);
+    expect(await c().kubectlOk(['get', 'crd', '-o', 'name'])).toContain('webhooksubscribers.herald.dev');
+  });
 });
+
+describe('bad store settings get a clear answer', () => {
+  const chartImage = () => {
+    const [repository, tag] = image.split(':');
+    return ['--set', `image.repository=${repository}`, '--set', `image.tag=${tag}`, '--set', 'image.pullPolicy=Never'];
+  };
+
+  it('refuses helm install without a store URI, and with a malformed one, naming the value', async () => {
+    await c().kubectlOk(['create', 'namespace', 'bad']);
+    await c().kubectlOk(['label', 'namespace', 'bad', 'pod-security.kubernetes.io/enforce=restricted']);
+    const missing = await c().helm(['install', 'bad', 'charts/herald', '-n', 'bad', ...chartImage()]);
+    expect(missing.status).not.toBe(0);
+    expect(missing.stderr).toMatch(/mongodb/);
+    const malformed = await c().helm(['install', 'bad', 'charts/herald', '-n', 'bad', ...chartImage(), '--set', 'mongodb.uri=mysql://db.bad.svc:3306']);
+    expect(malformed.status).not.toBe(0);
+    expect(malformed.stderr).toMatch(/mongodb\/uri/);
+    console.log(`helm install without a URI: ${missing.stderr.trim()}\nwith a malformed one: ${malformed.stderr.trim()}`);
+    expect((await c().kubectlOk(['-n', 'bad', 'get', 'pods', '-o', 'name'])).trim()).toBe('');
+  });
+
+  it('with an unreachable store the host never becomes Ready, and its log and the pod events say why', async () => {
+    const install = await c().helm(['install', 'bad', 'charts/herald', '-n', 'bad', ...chartImage(),
+      '--set', 'mongodb.uri=mongodb://nowhere.bad.svc:27017', '--set', 'server.replicas=1', '--set', 'operator.enabled=false']);
+    expect(install.status, install.stderr).toBe(0);
+    const podName = await waitFor('the host pod', async () => (await c().kubectlOk(['-n', 'bad', 'get', 'pods', '-o', 'name'])).trim().split('/')[1] || undefined);
+    // Long enough for the store's connection timeout, several readiness probes and a restart.
+    await new Promise((resolve) => setTimeout(resolve, 45_000));
+    const pod = JSON.parse(await c().kubectlOk(['-n', 'bad', 'get', 'pod', podName, '-o', 'json'])) as {
+      status: { containerStatuses: { ready: boolean; restartCount: number }[] };
+    };
+    const container = pod.status.containerStatuses[0]!;
+    expect(container.ready).toBe(false);
+    const current = await c().kubectl(['-n', 'bad', 'logs', podName]);
+    const previous = container.restartCount > 0 ? await c().kubectl(['-n', 'bad', 'logs', podName, '--previous']) : undefined;
+    const log = `${current.stdout}${previous?.stdout ?? ''}`;
+    const events = await c().kubectlOk(['-n', 'bad', 'get', 'events', '--field-selector', `involvedObject.name=${podName}`, '-o', 'custom-columns=REASON:.reason,MESSAGE:.message']);
+    const readyz = await c().kubectl(['-n', 'bad', 'exec', podName, '--', 'node', '-e',
+      "fetch('http://127.0.0.1:8080/readyz').then(async (r) => console.log(r.status, await r.text()))"]);
+    console.log(`unreachable store: ready=false, ${container.restartCount} restart(s); /readyz: ${readyz.stdout.trim() || '(not answering)'}\npod events:\n${events}\nlog lines naming the store:\n${log.split('\n').filter((line) => /nowhere|mongo|store|ENOTFOUND/i.test(line)).slice(0, 5).join('\n')}`);
+    // The reason is in the log (never a restart without one), and the probes say the pod is not ready.
+    expect(log).toMatch(/nowhere\.bad\.svc|ENOTFOUND|server selection|mongo/i);
+    expect(events).toMatch(/Readiness probe failed|Back-off restarting/);
+    if (readyz.status === 0 && readyz.stdout.trim() !== '') expect(readyz.stdout).toMatch(/^503/);
+    const uninstall = await c().helm(['uninstall', 'bad', '-n', 'bad', '--wait', '--timeout', '120s']);
+    expect(uninstall.status, uninstall.stderr).toBe(0);
+  });
+});
+
+function subscriberYaml(name: string, url: string, secret: string): string {
+  return `
+apiVersion: herald.dev/v1alpha1
+kind: WebhookSubscriber
+metadata: { name: ${name} }
+spec:
+  targetUrl: "${url}"
+  events: ["order.*"]
+  secretRef: { name: ${secret} }
+`;
+}
+
+const LOAD_CONCURRENCY = 16;
+
+async function createLoadSubscriber(): Promise<void> {
+  await c().kubectlOk(['-n', 'shop', 'create', 'secret', 'generic', 'load-secret', '--from-literal=secret=load-secret-value-0123456789']);
+  await c().kubectlOk(['-n', 'shop', 'apply', '-f', '-'], `
+apiVersion: herald.dev/v1alpha1
+kind: WebhookSubscriber
+metadata: { name: load }
+spec:
+  targetUrl: http://sink.shop.svc/load
+  events: ["order.*"]
+  maxConcurrency: ${LOAD_CONCURRENCY}
+  secretRef: { name: load-secret }
+`);
+  await c().kubectlOk(['-n', 'shop', 'wait', '--for=condition=Ready', 'webhooksubscriber/load', '--timeout=120s']);
+}
+
+interface PublishRun {
+  accepted: number;
+  failed: number;
+  errors: string[];
+  done: boolean;
+}
+
+/**
+ * Has the sink publish `count` events at `perSecond` (to /load-<prefix> through the load
+ * subscriber, since each sink path is its own target: the subscriber's URL gets the prefix),
+ * runs `during` meanwhile, and returns the publisher's tally once it is done.
+ */
+async function publishAndWait(prefix: string, count: number, perSecond: number, during: () => Promise<void>): Promise<PublishRun> {
+  await c().kubectlOk(['-n', 'shop', 'patch', 'webhooksubscriber', 'load', '--type=merge', '-p', JSON.stringify({ spec: { targetUrl: `http://sink.shop.svc/load-${prefix}` } })]);
+  await waitFor('the load subscriber to point at the new path', async () => {
+    const subscriber = await fromSink(`${HOST}/api/v0.9/webhook-subscribers/shop.load`, { token: adminToken });
+    return subscriber.status === 200 && (JSON.parse(subscriber.body) as { targetUrl: string }).targetUrl.endsWith(`/load-${prefix}`) ? true : undefined;
+  });
+  const maxSeconds = Math.ceil(count / perSecond) * 4 + 120;
+  const started = await fromSink('http://127.0.0.1:8080/publish', {
+    method: 'POST',
+    body: { url: HOST, token: adminToken, count, perSecond, prefix, maxSeconds },
+  });
+  expect(started.status).toBe(202);
+  await during();
+  return waitFor(`the publisher's ${count} events`, async () => {
+    const run = JSON.parse((await fromSink(`http://127.0.0.1:8080/publish/${prefix}`)).body) as PublishRun;
+    return run.done ? run : undefined;
+  }, maxSeconds * 1000 + 30_000);
+}
+
+interface LoadStats {
+  received: number;
+  distinct: number;
+  duplicates: number;
+  byPeer: Record<string, number>;
+}
+
+async function loadStats(path: string): Promise<LoadStats> {
+  return JSON.parse((await fromSink(`http://127.0.0.1:8080/stats${path}`)).body) as LoadStats;
+}
+
+async function waitForDeliveries(path: string, expected: number, timeoutMs: number): Promise<LoadStats> {
+  let last: LoadStats | undefined;
+  try {
+    return await waitFor(`${expected} deliveries at ${path}`, async () => {
+      last = await loadStats(path);
+      return last.distinct >= expected ? last : undefined;
+    }, timeoutMs);
+  } catch (error) {
+    throw new Error(`${String(error)}; last seen: ${JSON.stringify(last)}`);
+  }
+}
+
+async function workerPods(): Promise<{ name: string; ip: string }[]> {
+  const pods = JSON.parse(await c().kubectlOk(['-n', 'herald', 'get', 'pods', '-l', 'app.kubernetes.io/component=worker', '-o', 'json'])) as {
+    items: { metadata: { name: string; deletionTimestamp?: string }; status: { podIP?: string } }[];
+  };
+  return pods.items.filter((pod) => !pod.metadata.deletionTimestamp).map((pod) => ({ name: pod.metadata.name, ip: pod.status.podIP ?? '' }));
+}

@@ -73,15 +73,21 @@ async function publishRun(id, { url, token, count, perSecond, prefix, maxSeconds
 createServer(async (request, response) => {
   const path = new URL(request.url ?? '/', 'http://sink').pathname;
   if (request.method === 'GET' && path === '/healthz') return json(response, 200, { ok: true });
-  if (request.method === 'GET' && path === '/records') return json(response, 200, records);
-  if (request.method === 'GET' && path === '/stats') {
+  if (request.method === 'GET' && path === '/records') return json(response, 200, records.filter((r) => r.path === '/hook'));
+  if (request.method === 'GET' && path.startsWith('/stats/')) {
+    // Deliveries to one target path: how many, how many distinct events, and from which pod.
+    const target = `/${path.slice('/stats/'.length)}`;
     const byEvent = new Map();
+    const byPeer = {};
+    let received = 0;
     for (const record of records) {
-      const body = JSON.parse(record.body);
-      const key = body.data?.n ?? body.eventId;
-      byEvent.set(key, (byEvent.get(key) ?? 0) + 1);
+      if (record.path !== target) continue;
+      received++;
+      const id = JSON.parse(record.body).data?.n;
+      byEvent.set(id, (byEvent.get(id) ?? 0) + 1);
+      byPeer[record.peer] = (byPeer[record.peer] ?? 0) + 1;
     }
-    return json(response, 200, { received: records.length, distinct: byEvent.size });
+    return json(response, 200, { received, distinct: byEvent.size, duplicates: received - byEvent.size, byPeer });
   }
   if (request.method === 'GET' && path.startsWith('/publish/')) {
     const run = publishRuns.get(path.slice('/publish/'.length));
@@ -102,6 +108,8 @@ createServer(async (request, response) => {
     records.push({
       path,
       at: Date.now(),
+      // The sending pod's address (pod-to-Service traffic on one node is not masqueraded).
+      peer: (request.socket.remoteAddress ?? '').replace(/^::ffff:/, ''),
       headers: {
         'webhook-id': pick('webhook-id'),
         'webhook-timestamp': pick('webhook-timestamp'),
