@@ -163,8 +163,11 @@ describe('the chart on a real cluster', () => {
     expect(ready.map((pod) => pod.metadata.name).length).toBe(pods.items.length);
     expect(pods.items.length).toBe(6); // 2 hosts, 2 workers, 2 operators
     // The API answers through the host's Service from another namespace.
-    const ready200 = await fromSink(`${HOST}/readyz`);
-    expect(ready200.status).toBe(200);
+    // kube-proxy programs the Service a moment after its endpoints turn ready.
+    await waitFor('the host Service to answer /readyz', async () => {
+      const answer = await fromSink(`${HOST}/readyz`).catch(() => undefined);
+      return answer?.status === 200 ? true : undefined;
+    }, 30_000);
     adminToken = (await c().kubectlOk(['-n', 'herald', 'exec', 'deploy/herald', '--', 'herald-server', 'token', 'create', '--name', 'e2e-admin', '--scopes', 'all'])).trim();
     expect(adminToken).toMatch(/^hrd_/);
   });

@@ -45,9 +45,15 @@ spec: { selector: { app: web }, ports: [{ port: 80, targetPort: 8080 }] }
     await c.kubectlOk(['-n', 'smoke', 'wait', '--for=condition=Ready', 'pod/web', '--timeout=120s']);
     console.log(await c.kubectlOk(['-n', 'smoke', 'get', 'pods', '-o', 'wide']));
     // Through the Service's DNS name (CoreDNS) and cluster IP (kube-proxy), from inside the pod.
-    const answer = await c.kubectlOk(['-n', 'smoke', 'exec', 'web', '--', 'node', '-e',
-      "fetch('http://web.smoke.svc/').then((r) => r.text()).then(console.log)"]);
-    expect(answer.trim()).toBe('hello from web');
+    // kube-proxy programs the Service a moment after the endpoint turns ready: retried for up to 30 s.
+    let answer = '';
+    for (const deadline = Date.now() + 30_000; Date.now() < deadline && answer === ''; ) {
+      const result = await c.kubectl(['-n', 'smoke', 'exec', 'web', '--', 'node', '-e',
+        "fetch('http://web.smoke.svc/').then((r) => r.text()).then(console.log)"]);
+      if (result.status === 0) answer = result.stdout.trim();
+      else await new Promise((resolve) => setTimeout(resolve, 1_000));
+    }
+    expect(answer).toBe('hello from web');
     // A pod without the restricted settings is refused by the namespace's Pod Security admission.
     const refused = await c.kubectl(['-n', 'smoke', 'run', 'plain', `--image=${image}`, '--image-pull-policy=Never', '--restart=Never']);
     expect(refused.status).not.toBe(0);
