@@ -123,7 +123,9 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   };
   const deliveryEngine: DeliveryEngine = (options.engineFactory ?? createDeliveryEngine)(deps);
 
-  const storeWatch = watchStore(db.client, { probe: () => collections.orgState.findOne({}, { projection: { _id: 1 } }) });
+  /** The smallest read Herald has: one `_id` of a tiny collection. The store watch and health() send it. */
+  const probeRead = () => collections.orgState.findOne({}, { projection: { _id: 1 } });
+  const storeWatch = watchStore(db.client, { probe: probeRead });
   const silenceReport = reportStoreSilence(storeWatch, logger);
 
   let closed = false;
@@ -153,7 +155,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       // A read of its own, outside the store lane (a busy lane is not a down store), bounded: a
       // store that accepts connections but answers nothing reads as down within a second, one that
       // answered other commands just now as busy and up.
-      const probe = collections.orgState.findOne({}, { projection: { _id: 1 } }).then(
+      const probe = probeRead().then(
         () => 'up' as const,
         () => 'down' as const,
       );

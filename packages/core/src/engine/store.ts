@@ -49,7 +49,7 @@ export class DeliveryStore {
   readonly compat: StoreCompat;
   private readonly deferredCounters: DeferredEventCounters | undefined;
 
-  /** The engine's own operations go before queued publishes on a serial store (storage/compat.ts). */
+  /** The engine's own operations, which go first on FerretDB's lane (storage/store-lane.ts). */
   private readonly write = <T>(operation: () => Promise<T>): Promise<T> => this.compat.write(operation, true);
   private readonly read = <T>(operation: () => Promise<T>): Promise<T> => this.compat.retry(operation, true);
 
