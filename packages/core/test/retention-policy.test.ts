@@ -60,3 +60,24 @@ test('the retention job applies each organization\'s policy, the host\'s to the 
   const left = await store.collections.events.find({ orgId: { $in: [acme.orgId, other.orgId] } }, { projection: { _id: 1 } }).toArray();
   expect(left.map((e) => e._id).sort()).toEqual(['acme-1d', 'acme-audit', 'acme-open', 'other-3d']);
 });
+
+test('the retention job removes in paced steps, and stop() ends a pass that is resting between them', async () => {
+  const org = 'ret-paced';
+  const at = new Date(Date.now() - 40 * DAY);
+  const store = new DeliveryStore(t.database.db, 'herald_', await detectStoreCompat(t.database.db));
+  await store.collections.events.insertMany(Array.from({ length: 12 }, (_, i): EventDocument => ({
+    _id: `paced-${i}`, orgId: org, eventType: 'order.created', aggregateType: 'a', aggregateId: 'x', status: 'ALL_DELIVERED', occurredAt: at, createdAt: at, updatedAt: at,
+    data: '{}', sensitiveFields: [], subscriberIds: [], deliveryCount: 0, openDeliveries: 0, failedDeliveries: 0,
+  })));
+  const config = resolveConfig({ retentionMs: 30 * DAY });
+  // 4 events a step, resting 999× as long as a step took: the second step is far away.
+  const jobs = createMaintenance({ db: t.database.db, prefix: 'herald_', owner: 'retention-paced', store, config, logger: silentLogger, onRecovered: () => undefined, retentionPace: { batchEvents: 4, share: 0.001 } });
+  const pass = jobs.retention();
+  await expect.poll(() => store.collections.events.countDocuments({ orgId: org })).toBe(8);
+  const stopped = performance.now();
+  await jobs.stop();
+  expect(await pass).toBe(4);
+  expect(performance.now() - stopped).toBeLessThan(1_000);
+  expect(await store.collections.events.countDocuments({ orgId: org })).toBe(8);
+  expect(jobs.pruned).toBe(4);
+});

@@ -11,7 +11,8 @@
 // due. One Agenda job per retry would be a second durable record of the same fact that, without
 // transactions, could disagree with the row.
 import { effectiveRetention } from '../retention/policy.js';
-import { retentionGroups } from './retention.js';
+import { restAfterStep, retentionGroups, RETENTION_PACE, type RetentionPace } from './retention.js';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Agenda } from 'agenda';
 import { MongoBackend } from '@agendajs/mongo-backend';
 import type { Db } from 'mongodb';
@@ -50,6 +51,8 @@ export interface MaintenanceDeps {
   logger: EngineLogger;
   completePendingFanOuts?: (() => Promise<number>) | undefined;
   stepRecoveries?: (() => Promise<number>) | undefined;
+  /** How the retention pass shares the store (RETENTION_PACE unless a test sets its own). */
+  retentionPace?: RetentionPace | undefined;
   /** Rows returned to PENDING become due at once: tell the local dispatcher. */
   onRecovered(): void;
 }
@@ -65,9 +68,19 @@ export interface Maintenance {
   readonly pruned: number;
 }
 
+/** Waits `ms`, or less if `signal` aborts first. */
+async function rest(ms: number, signal: AbortSignal): Promise<void> {
+  if (ms <= 0 || signal.aborted) return;
+  await sleep(ms, undefined, { signal }).catch(() => undefined);
+}
+
 export function createMaintenance(deps: MaintenanceDeps): Maintenance {
   const { store, config, logger } = deps;
+  const pace = deps.retentionPace ?? RETENTION_PACE;
   let agenda: Agenda | undefined;
+  // Ended by stop(): a retention pass resting between its steps ends at once instead of touching
+  // a store the application is about to close.
+  let lifetime = new AbortController();
 
   // A claim older than the longest possible lease can no longer be on its way to IN_FLIGHT.
   const strandedAfterMs = SUBSCRIBER_LIMITS.timeoutMsMax + config.leaseMarginMs;
@@ -97,14 +110,17 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
     await store.purgeSequenceMarkersBefore(markersBefore);
     let total = 0;
     const orgPolicies = new Map([...(await store.orgRetentionPolicies())].map(([orgId, stored]) => [orgId, effectiveRetention(config, stored)]));
+    const stopping = lifetime.signal;
     for (const group of retentionGroups(config, new Date(), orgPolicies)) {
-      for (;;) {
-        const purged = await store.purgeFinishedBefore(group.cutoff, undefined, group.match);
+      while (!stopping.aborted) {
+        const started = performance.now();
+        const purged = await store.purgeFinishedBefore(group.cutoff, pace.batchEvents, group.match);
         total += purged;
+        pruned += purged;
         if (purged === 0) break;
+        await rest(restAfterStep(performance.now() - started, pace), stopping);
       }
     }
-    pruned += total;
     return total;
   };
 
@@ -116,6 +132,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
       return pruned;
     },
     async start() {
+      if (lifetime.signal.aborted) lifetime = new AbortController();
       const backend = new MongoBackend({ mongo: deps.db, collection: `${deps.prefix}jobs` });
       agenda = new Agenda({ backend, name: deps.owner, processEvery: config.jobPollIntervalMs, defaultLockLifetime: DEFAULT_LOCK_MS });
       // While the store is away every scheduler tick and job run fails: the first failure is
@@ -164,6 +181,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
     async stop() {
       const running = agenda;
       agenda = undefined;
+      lifetime.abort();
       // Not closing the connection: it belongs to the embedding app.
       await running?.stop(false);
     },

@@ -437,16 +437,23 @@ export class DeliveryStore {
     return (await this.write(() => this.claims.deleteMany({ createdAt: { $lt: cutoff } }))).deletedCount;
   }
 
-  /** Deletes finished events older than the cutoff, with their rows and attempts. Children first: no orphans. */
+  /**
+   * Deletes finished events older than the cutoff, with their rows and attempts: three round trips
+   * in series (the `status_created` index finds them; the children's `eventId` indexes delete them).
+   * Children first, side by side, then the events: an interrupted step leaves no orphans, only
+   * events it deletes next time.
+   */
   async purgeFinishedBefore(cutoff: Date, limit = 1_000, match: RetentionGroup['match'] | Record<string, never> = {}): Promise<number> {
     const old = await this.read(() =>
       this.collections.events.find({ status: { $in: ['ALL_DELIVERED', 'FAILED'] }, createdAt: { $lt: cutoff }, ...match }, { projection: { _id: 1 } }).limit(limit).toArray(),
     );
     if (old.length === 0) return 0;
     const ids = old.map((event) => event._id);
-    await this.write(() => this.collections.attempts.deleteMany({ eventId: { $in: ids } }));
-    await this.write(() => this.collections.queue.deleteMany({ eventId: { $in: ids } }));
-    await this.write(() => this.collections.deliveries.deleteMany({ eventId: { $in: ids } }));
+    await Promise.all([
+      this.write(() => this.collections.attempts.deleteMany({ eventId: { $in: ids } })),
+      this.write(() => this.collections.queue.deleteMany({ eventId: { $in: ids } })),
+      this.write(() => this.collections.deliveries.deleteMany({ eventId: { $in: ids } })),
+    ]);
     const result = await this.write(() => this.collections.events.deleteMany({ _id: { $in: ids }, status: { $in: ['ALL_DELIVERED', 'FAILED'] } }));
     return result.deletedCount;
   }
