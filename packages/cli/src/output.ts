@@ -6,6 +6,8 @@ export interface Column {
   readonly header: string;
   /** Dotted path into the item, e.g. "pagination.total". */
   readonly path: string;
+  /** Drawn only when some row has a value there (e.g. `sequence`, which only ordered subscribers' rows carry). */
+  readonly optional?: boolean;
 }
 
 export type View =

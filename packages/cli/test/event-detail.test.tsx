@@ -61,6 +61,16 @@ describe('eventDetailView', () => {
     expect(eventDetailView({ eventId: 'e9' }).summary[0]).toStrictEqual(['Event', 'e9']);
   });
 
+  it('adds a SEQ column after SUBSCRIBER only when a delivery carries a sequence (an ordered subscriber\'s row)', () => {
+    const [first, second] = event.deliveries;
+    const view = eventDetailView({ ...event, deliveries: [{ ...first, sequence: 3 }, second] });
+    expect(view.deliveries.headers).toStrictEqual(['DELIVERY', 'SUBSCRIBER', 'SEQ', 'STATUS', 'ATTEMPTS', 'HTTP', 'LAST ATTEMPT', 'NEXT ATTEMPT', 'ERROR']);
+    expect(view.deliveries.rows.map((row) => row.slice(0, 4))).toStrictEqual([
+      ['d1', 'billing', '3', 'DELIVERED'],
+      ['d2', 'audit', '-', 'FAILED'],
+    ]);
+  });
+
   it('formats durations', () => {
     expect([0, 999, 1000, 1250, 61_000].map(formatDuration)).toStrictEqual(['0 ms', '999 ms', '1 s', '1.25 s', '61 s']);
     expect(formatDuration(null)).toBe('-');

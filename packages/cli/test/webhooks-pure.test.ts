@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { parseEventStatus, parsePageNumber, resourcePath, subscriberRequestFromFlags } from '../src/webhooks/subscriber-request.js';
 import { parseSavedHeaders } from '../src/webhooks/verify-input.js';
 import { checkIdempotencyKey, checkSensitiveFields, parseEventData, publishEventBody } from '../src/webhooks/event-request.js';
-import { paginationSummary, recordRows, tableRows } from '../src/ui/cells.js';
+import { paginationSummary, recordRows, shownColumns, tableRows } from '../src/ui/cells.js';
 import { orgHandles } from '../src/commands/org-handles.js';
 import { describeHttpError } from '../src/http/client.js';
 
@@ -93,6 +93,13 @@ describe('table cells', () => {
     expect(tableRows(data, columns)).toStrictEqual([['a', 'x.*, y.z', '1'], ['b', '-', '-']]);
     expect(paginationSummary(data)).toBe('3–4 of 7');
     expect(tableRows({ list: [{ deliveries: [{}, {}] }] }, [{ header: 'D', path: 'deliveries.length' }])).toStrictEqual([['2']]);
+  });
+  it('draws an optional column only when some row has a value in it', () => {
+    const columns = [{ header: 'ID', path: 'id' }, { header: 'SEQ', path: 'sequence', optional: true }];
+    expect(shownColumns({ list: [{ id: 'a' }, { id: 'b', sequence: null }] }, columns).map((column) => column.header)).toStrictEqual(['ID']);
+    const ordered = { list: [{ id: 'a', sequence: 2 }, { id: 'b' }] };
+    expect(shownColumns(ordered, columns).map((column) => column.header)).toStrictEqual(['ID', 'SEQ']);
+    expect(tableRows(ordered, shownColumns(ordered, columns))).toStrictEqual([['a', '2'], ['b', '-']]);
   });
   it('turns a resource into key/value rows', () => {
     expect(recordRows({ id: 'a', enabled: true, deliveries: [{ id: 1 }] })).toStrictEqual([['id', 'a'], ['enabled', 'true'], ['deliveries', '[{"id":1}]']]);

@@ -24,6 +24,12 @@ export function listItems(data: unknown): unknown[] {
   return Array.isArray(list) ? list : [];
 }
 
+/** The columns to draw for this data: an optional column only when some row has a value in it. */
+export function shownColumns(data: unknown, columns: readonly Column[]): Column[] {
+  const items = listItems(data);
+  return columns.filter((column) => !column.optional || items.some((item) => (valueAtPath(item, column.path) ?? null) !== null));
+}
+
 export function tableRows(data: unknown, columns: readonly Column[]): string[][] {
   return listItems(data).map((item) => columns.map((column) => cellText(valueAtPath(item, column.path))));
 }

@@ -45,6 +45,8 @@ function attemptStatus(attempt: Item): string {
 export function eventDetailView(event: unknown): EventDetailView {
   const field = (path: string) => cellText(valueAtPath(event, path));
   const deliveries = objects(valueAtPath(event, 'deliveries'));
+  // Rows of ordered subscribers carry `sequence`; the column is drawn only when one does.
+  const ordered = deliveries.some((delivery) => typeof delivery.sequence === 'number');
   const aggregate = [valueAtPath(event, 'aggregateType'), valueAtPath(event, 'aggregateId')].filter((part) => part !== undefined && part !== null).map(cellText);
   return {
     summary: [
@@ -57,9 +59,19 @@ export function eventDetailView(event: unknown): EventDetailView {
       ['Deliveries', deliveryCounts(deliveries)],
     ],
     deliveries: {
-      headers: ['DELIVERY', 'SUBSCRIBER', 'STATUS', 'ATTEMPTS', 'HTTP', 'LAST ATTEMPT', 'NEXT ATTEMPT', 'ERROR'],
+      headers: ['DELIVERY', 'SUBSCRIBER', ...(ordered ? ['SEQ'] : []), 'STATUS', 'ATTEMPTS', 'HTTP', 'LAST ATTEMPT', 'NEXT ATTEMPT', 'ERROR'],
       rows: deliveries.map((delivery) =>
-        [delivery.deliveryId, delivery.subscriberId, delivery.status, delivery.attempts, delivery.lastHttpStatus, delivery.lastAttemptAt, delivery.nextAttemptAt, delivery.lastError].map(cellText),
+        [
+          delivery.deliveryId,
+          delivery.subscriberId,
+          ...(ordered ? [delivery.sequence] : []),
+          delivery.status,
+          delivery.attempts,
+          delivery.lastHttpStatus,
+          delivery.lastAttemptAt,
+          delivery.nextAttemptAt,
+          delivery.lastError,
+        ].map(cellText),
       ),
     },
     attempts: deliveries

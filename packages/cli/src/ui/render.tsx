@@ -1,14 +1,16 @@
 // Terminal rendering with Ink; loaded only on a TTY by ../output.ts.
 import { render } from 'ink';
 import type { View } from '../output.js';
-import { paginationSummary, recordRows, tableRows } from './cells.js';
+import { paginationSummary, recordRows, shownColumns, tableRows } from './cells.js';
 import { EventDetail, Record, Spinner, Table } from './components.js';
 import { eventDetailView } from './event-detail.js';
 
 function viewElement(data: unknown, view: View) {
   switch (view.kind) {
-    case 'table':
-      return <Table headers={view.columns.map((column) => column.header)} rows={tableRows(data, view.columns)} footer={paginationSummary(data)} />;
+    case 'table': {
+      const columns = shownColumns(data, view.columns);
+      return <Table headers={columns.map((column) => column.header)} rows={tableRows(data, columns)} footer={paginationSummary(data)} />;
+    }
     case 'record':
       return <Record rows={recordRows(data)} />;
     case 'event':

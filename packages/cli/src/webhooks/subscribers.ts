@@ -55,6 +55,7 @@ const subscriberColumns: readonly Column[] = [
 const deliveryColumns: readonly Column[] = [
   { header: 'DELIVERY', path: 'deliveryId' },
   { header: 'EVENT TYPE', path: 'eventType' },
+  { header: 'SEQ', path: 'sequence', optional: true },
   { header: 'STATUS', path: 'status' },
   { header: 'HTTP', path: 'lastHttpStatus' },
   { header: 'LAST ATTEMPT', path: 'lastAttemptAt' },

@@ -108,6 +108,8 @@ export interface SubscriberDelivery {
   lastError: string | null;
   lastAttemptAt: string | null;
   deliveredAt: string | null;
+  /** Only on rows of an ordered subscriber: the row's place in its key. */
+  sequence?: number;
 }
 
 export interface EventDelivery {
@@ -119,6 +121,8 @@ export interface EventDelivery {
   lastError: string | null;
   lastAttemptAt: string | null;
   deliveredAt: string | null;
+  /** Only on rows of an ordered subscriber: the row's place in its key. */
+  sequence?: number;
 }
 
 export interface DeliveryAttempt {

@@ -15,6 +15,11 @@ function iso(date: Date | null | undefined): string | null {
   return date ? date.toISOString() : null;
 }
 
+/** `sequence` only on rows of an ordered subscriber: the field is absent, not null, on the others. */
+function sequence(row: DeliveryRowSummary): { sequence?: number } {
+  return typeof row.orderSeq === 'number' ? { sequence: row.orderSeq } : {};
+}
+
 export function toDeliverySummary(row: DeliveryRowSummary): WebhookSubscriberDeliverySummary {
   return {
     deliveryId: row._id,
@@ -25,6 +30,7 @@ export function toDeliverySummary(row: DeliveryRowSummary): WebhookSubscriberDel
     lastError: row.lastError ?? null,
     lastAttemptAt: iso(row.lastAttemptAt),
     deliveredAt: iso(row.deliveredAt),
+    ...sequence(row),
   };
 }
 
@@ -38,6 +44,7 @@ export function toEventDelivery(row: DeliveryRowSummary): WebhookEventDelivery {
     lastError: row.lastError ?? null,
     lastAttemptAt: iso(row.lastAttemptAt),
     deliveredAt: iso(row.deliveredAt),
+    ...sequence(row),
   };
 }
 

@@ -44,6 +44,13 @@ const EVENT_EXAMPLE = {
   occurredAt: '2025-01-31T12:00:00.000Z',
 };
 
+/** A row's place in its key (docs/ordering.md): the `sequence` its delivered body carries. */
+export const DeliverySequence = Type.Integer({
+  minimum: 1,
+  description:
+    'Only on rows of a subscriber with `ordering: "aggregate"`: the row\'s place among the deliveries of its key (aggregateType + aggregateId) to this subscriber, as sent in the body\'s `sequence`. Absent on rows of an unordered subscriber.',
+});
+
 export const WebhookEventDelivery = Type.Object(
   {
     deliveryId: Type.String(),
@@ -54,6 +61,7 @@ export const WebhookEventDelivery = Type.Object(
     lastError: NullableString,
     lastAttemptAt: NullableDateTime,
     deliveredAt: NullableDateTime,
+    sequence: Type.Optional(DeliverySequence),
   },
   {
     additionalProperties: false,

@@ -1,6 +1,7 @@
 // Webhook subscriber resources (spec section B; bounds from DECISIONS §3).
 import { Type, type Static } from 'typebox';
 import { DateTime, NullableDateTime, NullableInteger, NullableString, PageOf, PageQuery } from './common.js';
+import { DeliverySequence } from './events.js';
 import { DeliveryStatus } from './status.js';
 
 export const HANDLE_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$';
@@ -248,6 +249,7 @@ export const WebhookSubscriberDeliverySummary = Type.Object(
     lastError: NullableString,
     lastAttemptAt: NullableDateTime,
     deliveredAt: NullableDateTime,
+    sequence: Type.Optional(DeliverySequence),
   },
   {
     additionalProperties: false,

@@ -46,6 +46,12 @@ function DeliveryCard({ eventId, delivery, onChanged }: { eventId: string; deliv
       <dl class="facts compact">
         <dt>Target URL</dt>
         <dd class="url">{delivery.targetUrl ?? '—'}</dd>
+        {delivery.sequence !== undefined && (
+          <>
+            <dt>Order in its key</dt>
+            <dd>sequence {delivery.sequence}</dd>
+          </>
+        )}
         <dt>Attempts</dt>
         <dd>{delivery.attempts}</dd>
         {delivery.nextAttemptAt && delivery.status === 'PENDING' && (

@@ -43,6 +43,7 @@ export function RecentDeliveries({ id }: { id: string }) {
                     {row.eventType ?? <span class="muted">unknown</span>}
                     <div class="muted">
                       <Time iso={row.occurredAt} />
+                      {row.sequence !== undefined && ` · sequence ${row.sequence}`}
                     </div>
                   </td>
                   <td>
