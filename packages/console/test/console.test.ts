@@ -1,8 +1,9 @@
 // The Herald console in a real browser (Debian's chromium via playwright-core) against a real host
 // on FerretDB and a real loopback webhook receiver: sign in, manage a subscriber, watch an event get
 // delivered, retry it into a failing receiver, rotate the secret, sign out; a read-only token sees
-// every action disabled; recover a failed range from the UI and read the event-type catalog; the
-// events list says how long settled events are kept.
+// every action disabled; recover a failed range from the UI and read the event-type catalog; turn
+// per-key ordering on and off and see each ordered delivery's sequence; the events list says how
+// long settled events are kept.
 // axe-core checks each screen; the main flow is driven from the keyboard.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
@@ -412,6 +413,64 @@ describe('Herald console', () => {
       await page.getByRole('heading', { level: 1, name: 'invoice.paid' }).waitFor();
       expect(JSON.parse((await page.locator('section[aria-labelledby="event-type-example"] pre').textContent()) ?? '')).toEqual(INVOICE_PAID.example);
       await expectAccessible(page, 'event type detail');
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+  it('turns per-key ordering on and off from the subscriber form, and shows each ordered delivery\'s sequence', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const shots = screenshots(page, 'ordering');
+    const problems = watchForProblems(page);
+    const writes: { method: string; body: string | null }[] = [];
+    page.on('request', (request) => {
+      if (/\/webhook-subscribers(\/|$)/.test(new URL(request.url()).pathname) && request.method() !== 'GET') writes.push({ method: request.method(), body: request.postData() });
+    });
+    const stored = () => api<{ ordering?: string }>('GET', '/api/v0.9/webhook-subscribers/parcels');
+    try {
+      await page.goto(`${origin}/console/#/subscribers/new`);
+      await page.getByLabel('API token').fill(host.adminToken);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { level: 1, name: 'New subscriber' }).waitFor();
+      await page.locator('#field-id').fill('parcels');
+      await page.locator('#field-displayName').fill('Parcels');
+      await page.locator('#field-targetUrl').fill(receiver.url);
+      await page.locator('#field-events').fill('parcel.*');
+      const ordered = page.getByLabel(/^Ordered per aggregate/);
+      expect(await ordered.isChecked()).toBe(false);
+      await ordered.check();
+      await expectAccessible(page, 'subscriber form with ordering');
+      await page.getByRole('button', { name: 'Create subscriber' }).click();
+      await page.getByText('Subscriber Parcels was created.').waitFor();
+      expect(JSON.parse(writes.at(-1)?.body ?? '{}')).toMatchObject({ id: 'parcels', ordering: 'aggregate' });
+      expect((await stored()).ordering).toBe('aggregate');
+      const shown = page.locator('dt:text-is("Ordering") + dd');
+      await shown.getByText('Per aggregate: one at a time, in order').waitFor();
+
+      // Two events of one parcel: the recent deliveries and the event's delivery card show their numbers.
+      const first = (await api<{ eventId: string }>('POST', '/api/v0.9/webhook-events', { eventType: 'parcel.moved', aggregateType: 'parcel', aggregateId: 'p-1', data: {} })).eventId;
+      await api('POST', '/api/v0.9/webhook-events', { eventType: 'parcel.moved', aggregateType: 'parcel', aggregateId: 'p-1', data: {} });
+      const recent = page.locator('section[aria-labelledby="recent-deliveries"]');
+      await recent.getByText('sequence 2').waitFor({ timeout: 30_000 });
+      await recent.getByText('sequence 1').waitFor();
+      await shots.step('ordered-subscriber');
+      await page.goto(`${origin}/console/#/events/${first}`);
+      await page.locator('section.delivery').getByText('sequence 1', { exact: true }).waitFor({ timeout: 20_000 });
+      await expectAccessible(page, 'event detail of an ordered delivery');
+
+      // Edit: unchecking sends only `ordering: "none"`, and the API no longer reports ordering.
+      await page.goto(`${origin}/console/#/subscribers/parcels`);
+      await page.getByRole('button', { name: 'Edit' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Edit Parcels' }).waitFor();
+      expect(await ordered.isChecked()).toBe(true);
+      await ordered.uncheck();
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByText('Saved ordering of Parcels.').waitFor();
+      const edit = writes.filter((write) => write.method === 'PUT').at(-1);
+      expect(JSON.parse(edit?.body ?? '{}')).toEqual({ ordering: 'none' });
+      expect((await stored()).ordering).toBeUndefined();
+      await shown.getByText('None', { exact: true }).waitFor();
       expect(problems).toEqual([]);
     } finally {
       await context.close();
