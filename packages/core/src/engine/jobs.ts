@@ -10,9 +10,9 @@
 // update that records the failed attempt, and the dispatcher's poll claims rows when they fall
 // due. One Agenda job per retry would be a second durable record of the same fact that, without
 // transactions, could disagree with the row.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { effectiveRetention } from '../retention/policy.js';
 import { restAfterStep, retentionGroups, RETENTION_PACE, type RetentionPace } from './retention.js';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Agenda } from 'agenda';
 import { MongoBackend } from '@agendajs/mongo-backend';
 import type { Db } from 'mongodb';
