@@ -8,7 +8,7 @@ import { connect, createServer, type Server, type Socket } from 'node:net';
 export interface TcpProxy {
   /** The store's URI with the proxy's address in place of the store's. */
   uri: string;
-  /** Drops every open connection and refuses new ones until `restore`. */
+  /** Drops every open connection and refuses new ones (nothing listens on the port) until `restore`. */
   cut(): void;
   restore(): void;
   /** Keeps every answer from the store back, on open and new connections, until `release`. */
@@ -25,11 +25,7 @@ export async function startTcpProxy(targetUri: string, options: { delayMs?: numb
   let cut = false;
   let held = false;
   let heldAnswers: Array<() => void> = [];
-  const server: Server = createServer((client) => {
-    if (cut) {
-      client.destroy();
-      return;
-    }
+  const accept = (client: Socket) => {
     const upstream = connect(Number(target.port || 27017), target.hostname);
     sockets.add(client).add(upstream);
     let releaseAt = 0;
@@ -54,7 +50,10 @@ export async function startTcpProxy(targetUri: string, options: { delayMs?: numb
     };
     client.on('close', closeBoth).on('error', closeBoth);
     upstream.on('close', closeBoth).on('error', closeBoth);
-  });
+  };
+  // Refused, not accepted and then reset: a connection the proxy accepted and dropped at once
+  // would test the driver's handling of that race, not Herald's of an outage.
+  let server: Server = createServer(accept);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as { port: number };
   const proxied = new URL(targetUri);
@@ -63,11 +62,16 @@ export async function startTcpProxy(targetUri: string, options: { delayMs?: numb
   return {
     uri: proxied.toString(),
     cut() {
+      if (cut) return;
       cut = true;
+      server.close();
       for (const socket of sockets) socket.destroy();
     },
     restore() {
+      if (!cut) return;
       cut = false;
+      server = createServer(accept);
+      server.listen(port, '127.0.0.1');
     },
     hold() {
       held = true;
@@ -80,7 +84,7 @@ export async function startTcpProxy(targetUri: string, options: { delayMs?: numb
     },
     async close() {
       for (const socket of sockets) socket.destroy();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (!cut) await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
 }
