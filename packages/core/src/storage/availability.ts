@@ -53,6 +53,22 @@ export function isStoreUnavailable(error: unknown): boolean {
 }
 
 /**
+ * Settles as `operation` does, or rejects with StoreUnavailableError once `ms` have passed. The
+ * driver bounds a command by `socketTimeoutMS` only while it reads the answer: a command given a
+ * connection whose peer closed it a moment before waits for the socket to drain, which a closed
+ * socket never does (seen with mongodb 6.22 when the network to the store is cut), so without this
+ * bound one such command would hold whoever awaits it for good.
+ */
+export function withinDeadline<T>(operation: Promise<T>, ms: number): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new StoreUnavailableError(`The database did not answer within ${ms} ms; retry shortly`)), ms);
+    timer.unref();
+  });
+  return Promise.race([operation, expired]).finally(() => clearTimeout(timer));
+}
+
+/**
  * Driver defaults for a client Herald creates, unless the connection string sets them: a request
  * must fail within seconds when no server is reachable (the driver's default waits 30 s), and an
  * operation a server accepted but never answers must not hang forever.

@@ -23,6 +23,9 @@ beforeAll(async () => {
   sink = await startSink();
   const uri = new URL(network.uri);
   uri.searchParams.set('serverSelectionTimeoutMS', '1000');
+  // The engine gives up a command after the socket timeout even where the driver would wait on
+  // (storage/availability.ts withinDeadline): the cut can catch the poll's command in that state.
+  uri.searchParams.set('socketTimeoutMS', '5000');
   herald = await createHerald({
     mongo: { uri: uri.toString(), dbName: database.dbName },
     masterKeys: { current: 'k1', keys: { k1: randomBytes(32).toString('base64') } },
@@ -56,7 +59,8 @@ test('publish fails fast while the store is unreachable; delivery resumes by its
     expect(isStoreUnavailable((failure as PromiseRejectedResult).reason)).toBe(true);
   }
   expect(await herald.health()).toMatchObject({ mongo: false });
-  // A poll fails once server selection gives up (1 s here); the next ones are not logged.
+  // A poll fails once server selection gives up (1 s here), or its command is given up at the
+  // socket timeout (5 s here); the next failures are not logged.
   await eventually(async () => logs.find((line) => line.msg.startsWith('delivery poll failed')), 10_000);
   await new Promise((resolve) => setTimeout(resolve, 1_500)); // several polls fail meanwhile
   expect(logs.filter((line) => line.msg.startsWith('delivery poll failed'))).toHaveLength(1);

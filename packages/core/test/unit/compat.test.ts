@@ -1,7 +1,7 @@
 // The FerretDB v1 side of the store-compatibility seam: its lane, its transient retries, its watchdog.
 import { afterEach, expect, test, vi } from 'vitest';
 import { MongoBulkWriteError, MongoNetworkError, MongoServerSelectionError } from 'mongodb';
-import { clientTimeoutOptions, isStoreUnavailable, isTransientStoreError, StoreUnavailableError } from '../../src/storage/availability.js';
+import { clientTimeoutOptions, isStoreUnavailable, isTransientStoreError, StoreUnavailableError, withinDeadline } from '../../src/storage/availability.js';
 import { retryTransient, storeCompat } from '../../src/storage/compat.js';
 import { UNREACHABLE_WINDOW_MS } from '../../src/storage/store-lane.js';
 
@@ -119,4 +119,21 @@ test('which errors mean the store is unreachable, and the client timeouts a conn
   expect(isStoreUnavailable(new MongoBulkWriteError({ message: 'E11000', code: 11000, writeErrors: [] }, {} as never))).toBe(false);
   expect(clientTimeoutOptions('mongodb://h/db')).toEqual({ serverSelectionTimeoutMS: 5_000, socketTimeoutMS: 60_000 });
   expect(clientTimeoutOptions('mongodb://h/db?replicaSet=rs&serverselectiontimeoutms=200')).toEqual({ socketTimeoutMS: 60_000 });
+});
+
+test('an operation that never settles is given up at its deadline as "unavailable"; one that settles in time is untouched', async () => {
+  vi.useFakeTimers();
+  const never = withinDeadline(new Promise<never>(() => undefined), 5_000);
+  let given: unknown;
+  const outcome = never.then(() => 'settled', (error: unknown) => (given = error));
+  await vi.advanceTimersByTimeAsync(4_999);
+  expect(given).toBeUndefined();
+  await vi.advanceTimersByTimeAsync(1);
+  const error = await outcome;
+  expect(isStoreUnavailable(error)).toBe(true);
+  expect((error as Error).message).toContain('5000 ms');
+  await expect(withinDeadline(Promise.resolve('ok'), 5_000)).resolves.toBe('ok');
+  const failure = new Error('duplicate key');
+  await expect(withinDeadline(Promise.reject(failure), 5_000)).rejects.toBe(failure);
+  expect(vi.getTimerCount()).toBe(0);
 });
