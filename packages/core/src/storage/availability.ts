@@ -54,10 +54,10 @@ export function isStoreUnavailable(error: unknown): boolean {
 
 /**
  * Settles as `operation` does, or rejects with StoreUnavailableError once `ms` have passed. The
- * driver bounds a command by `socketTimeoutMS` only while it reads the answer: a command given a
- * connection whose peer closed it a moment before waits for the socket to drain, which a closed
- * socket never does (seen with mongodb 6.22 when the network to the store is cut), so without this
- * bound one such command would hold whoever awaits it for good.
+ * driver's `socketTimeoutMS` is a timer on the socket: a command written to a connection whose peer
+ * closed it a moment before waits for a drain that a closed socket never emits, with no timer left
+ * to end it (seen with mongodb 6.22 when the network to the store is cut), so without this bound
+ * one such command would hold whoever awaits it for good.
  */
 export function withinDeadline<T>(operation: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
