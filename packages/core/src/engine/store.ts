@@ -13,7 +13,6 @@ import { DeferredEventCounters } from '../deliveries/deferred-event-counters.js'
 import { applyEventDeltas, EventDeltas, recountEvents, rowDelta } from '../deliveries/event-counters.js';
 import { insertOrReplace } from '../deliveries/rows.js';
 import type { DeliveryStatus } from '../schemas/index.js';
-import { CLIENT_TIMEOUT_DEFAULTS, withinDeadline } from '../storage/availability.js';
 import { collectionsFor, DUPLICATE_KEY, type Collections } from '../storage/collections.js';
 import type { StoreCompat } from '../storage/compat.js';
 import type { AttemptDocument, DeliveryDocument, EventDocument, SubscriberHealthDocument } from '../storage/documents.js';
@@ -50,17 +49,11 @@ export class DeliveryStore {
   readonly compat: StoreCompat;
   private readonly deferredCounters: DeferredEventCounters | undefined;
 
-  /**
-   * The engine's own operations: they go first on FerretDB's lane (storage/store-lane.ts), and each
-   * is given up once the client's socket timeout has passed, even where the driver would wait on
-   * (storage/availability.ts withinDeadline), so no single command holds the poll or a lane slot.
-   */
-  private readonly write = <T>(operation: () => Promise<T>): Promise<T> => this.compat.write(() => withinDeadline(operation(), this.deadlineMs), true);
-  private readonly read = <T>(operation: () => Promise<T>): Promise<T> => this.compat.retry(() => withinDeadline(operation(), this.deadlineMs), true);
-  private readonly deadlineMs: number;
+  /** The engine's own operations, which go first on FerretDB's lane (storage/store-lane.ts). */
+  private readonly write = <T>(operation: () => Promise<T>): Promise<T> => this.compat.write(operation, true);
+  private readonly read = <T>(operation: () => Promise<T>): Promise<T> => this.compat.retry(operation, true);
 
   constructor(db: Db, prefix: string, compat: StoreCompat) {
-    this.deadlineMs = db.client.options.socketTimeoutMS || CLIENT_TIMEOUT_DEFAULTS.socketTimeoutMS;
     this.collections = collectionsFor(db, prefix);
     this.claims = db.collection<ClaimDocument>(`${prefix}delivery_claims`);
     this.compat = compat;

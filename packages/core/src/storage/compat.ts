@@ -27,10 +27,13 @@
 //   locked" from the SQLite handler, is retried with bounded backoff. On MongoDB the driver's
 //   retryable reads and writes do this.
 //
+// On every store, since every operation passes here: each is given up at the client's socket timeout
+// (storage/availability.ts withinDeadline).
+//
 // Chosen by detection (`buildInfo` carries `ferretdbVersion` on FerretDB) or by configuration
 // (`storeCompat: 'mongodb' | 'ferretdb-v1'`). docs/ARCHITECTURE.md "Store compatibility" has the list.
 import type { Db } from 'mongodb';
-import { isTransientStoreError } from './availability.js';
+import { CLIENT_TIMEOUT_DEFAULTS, isTransientStoreError, withinDeadline } from './availability.js';
 import { StoreLane } from './store-lane.js';
 
 export type StoreCompatName = 'mongodb' | 'ferretdb-v1';
@@ -84,9 +87,14 @@ function defaultSleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-export function storeCompat(name: StoreCompatName): StoreCompat {
+/**
+ * `deadlineMs`: on every store, each operation is given up after it (storage/availability.ts
+ * withinDeadline), so one command the driver never ends holds neither its caller nor a lane slot.
+ */
+export function storeCompat(name: StoreCompatName, deadlineMs: number = CLIENT_TIMEOUT_DEFAULTS.socketTimeoutMS): StoreCompat {
+  const bounded = <T>(operation: () => Promise<T>): Promise<T> => withinDeadline(operation(), deadlineMs);
   if (name === 'mongodb') {
-    const direct = <T>(operation: () => Promise<T>, _urgent?: boolean): Promise<T> => operation();
+    const direct = <T>(operation: () => Promise<T>, _urgent?: boolean): Promise<T> => bounded(operation);
     return { name, deliveryBacklog: () => {}, uniqueKeyClaims: false, groupedOutcomeWrites: false, deferredEventCounters: false, pointReads: false, concurrentOperations: true, writeConcurrency: 4, maxWriteBatch: Number.POSITIVE_INFINITY, write: direct, retry: direct };
   }
   const lane = new StoreLane();
@@ -100,15 +108,19 @@ export function storeCompat(name: StoreCompatName): StoreCompat {
     writeConcurrency: 1,
     maxWriteBatch: 50,
     deliveryBacklog: (present) => lane.setBacklog(present),
-    write: (operation, urgent) => lane.run(() => retryTransient(operation), urgent),
-    retry: (operation, urgent) => lane.run(() => retryTransient(operation), urgent),
+    write: (operation, urgent) => lane.run(() => retryTransient(() => bounded(operation)), urgent),
+    retry: (operation, urgent) => lane.run(() => retryTransient(() => bounded(operation)), urgent),
   };
 }
 
-/** 'auto' asks the server: FerretDB adds `ferretdbVersion` to `buildInfo`. */
+/**
+ * 'auto' asks the server: FerretDB adds `ferretdbVersion` to `buildInfo`. Operations are given up at
+ * the client's socket timeout.
+ */
 export async function detectStoreCompat(db: Db, configured: StoreCompatName | 'auto' = 'auto'): Promise<StoreCompat> {
-  if (configured !== 'auto') return storeCompat(configured);
+  const deadlineMs = db.client.options.socketTimeoutMS || CLIENT_TIMEOUT_DEFAULTS.socketTimeoutMS;
+  if (configured !== 'auto') return storeCompat(configured, deadlineMs);
   const info = await db.admin().command({ buildInfo: 1 }).catch(() => ({}) as Record<string, unknown>);
   const ferret = typeof info.ferretdbVersion === 'string' || (typeof info.ferretdbFeatures === 'object' && info.ferretdbFeatures !== null);
-  return storeCompat(ferret ? 'ferretdb-v1' : 'mongodb');
+  return storeCompat(ferret ? 'ferretdb-v1' : 'mongodb', deadlineMs);
 }

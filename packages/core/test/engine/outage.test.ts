@@ -23,7 +23,7 @@ beforeAll(async () => {
   sink = await startSink();
   const uri = new URL(network.uri);
   uri.searchParams.set('serverSelectionTimeoutMS', '1000');
-  // The engine gives up a command after the socket timeout even where the driver would wait on
+  // Herald gives up an operation after the socket timeout even where the driver would wait on
   // (storage/availability.ts withinDeadline): the cut can catch the poll's command in that state.
   uri.searchParams.set('socketTimeoutMS', '5000');
   herald = await createHerald({

@@ -137,3 +137,16 @@ test('an operation that never settles is given up at its deadline as "unavailabl
   await expect(withinDeadline(Promise.reject(failure), 5_000)).rejects.toBe(failure);
   expect(vi.getTimerCount()).toBe(0);
 });
+
+test('on both stores an operation the driver never ends is given up at the deadline, and on the lane its slot is free again', async () => {
+  vi.useFakeTimers();
+  for (const name of ['mongodb', 'ferretdb-v1'] as const) {
+    const compat = storeCompat(name, 1_000);
+    // Two: as many as the lane runs of the engine's at once.
+    const stuck = [1, 2].map(() => compat.retry(() => new Promise<never>(() => undefined), true).then(() => undefined, (error: unknown) => error));
+    await vi.advanceTimersByTimeAsync(1_000);
+    for (const error of await Promise.all(stuck)) expect(isStoreUnavailable(error)).toBe(true);
+    await vi.advanceTimersByTimeAsync(UNREACHABLE_WINDOW_MS);
+    await expect(compat.retry(async () => 'next', true)).resolves.toBe('next');
+  }
+});
