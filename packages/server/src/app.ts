@@ -81,9 +81,10 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
   // JSON only: without this, text/plain bodies would be parsed and fail validation instead of 415.
   app.removeContentTypeParser('text/plain');
   app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+  // As bytes: decoding to a string first would replace invalid UTF-8 before it could be refused.
+  app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (_request, body, done) => {
     try {
-      done(null, parseJsonBody(body as string));
+      done(null, parseJsonBody(body as Buffer));
     } catch (error) {
       done(error as Error, undefined);
     }

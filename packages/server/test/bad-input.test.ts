@@ -166,6 +166,92 @@ describe('bodies', () => {
   });
 });
 
+describe('JSON text the parsed value cannot show', () => {
+  const EVENTS = '/api/v0.9/webhook-events';
+  const json = { 'content-type': 'application/json' };
+
+  async function eventCount(): Promise<number> {
+    return t.database.db.collection('herald_events').countDocuments({});
+  }
+
+  it('a publish whose data nests 5,000 levels deep → 400 naming the body, not a stack overflow', async () => {
+    const before = await eventCount();
+    const data = '{"a":'.repeat(5000) + '1' + '}'.repeat(5000);
+    const response = await t.api.request<ErrorBody>('POST', EVENTS, { rawBody: `{"eventType":"deep.test","aggregateId":"d1","data":${data}}`, headers: json });
+    expect(response.status).toBe(400);
+    expect(response.body).toMatchObject({ code: 'MISSING_REQUIRED_PARAMETER', errors: [{ field: 'body', message: expect.stringMatching(/nested more than \d+ levels deep/) }] });
+    expect(await eventCount()).toBe(before);
+  });
+
+  it('a subscriber whose filter nests 5,000 levels deep → 400 naming the body', async () => {
+    const filter = '{"$not":'.repeat(5000) + '{"type":"a.b"}' + '}'.repeat(5000);
+    const response = await t.api.request<ErrorBody>('POST', BASE, {
+      rawBody: `{"displayName":"Deep","targetUrl":"https://example.com/deep","events":["*"],"filter":${filter}}`,
+      headers: json,
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([{ field: 'body', message: expect.stringMatching(/nested more than \d+ levels deep/) }]);
+    const preview = await t.api.request<ErrorBody>('POST', `${BASE}/filter-preview`, { rawBody: `{"filter":${filter}}`, headers: json });
+    expect(preview.status).toBe(400);
+    expect(preview.body.errors).toEqual([{ field: 'body', message: expect.stringMatching(/nested more than/) }]);
+  });
+
+  it('a filter deeper than filters may be, but within the body bound, is told the filter bound', async () => {
+    const filter = '{"$not":'.repeat(40) + '{"type":"a.b"}' + '}'.repeat(40);
+    const response = await t.api.request<ErrorBody>('POST', BASE, {
+      rawBody: `{"displayName":"Deep","targetUrl":"https://example.com/deep","filter":${filter}}`,
+      headers: json,
+    });
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([{ field: 'filter', message: expect.stringMatching(/at most 8 levels/) }]);
+  });
+
+  it.each([
+    ['{"eventType":"big.int","aggregateId":"b1","data":{"n":9007199254740993}}', 'data.n', 'must be <= 9007199254740991'],
+    ['{"eventType":"big.int","aggregateId":"b1","data":{"list":[1,{"id":-12345678901234567890}]}}', 'data.list[1].id', 'must be >= -9007199254740991'],
+  ])('an integer a JSON number cannot hold exactly → 400 naming its path: %s', async (rawBody, field, message) => {
+    const before = await eventCount();
+    const response = await t.api.request<ErrorBody>('POST', EVENTS, { rawBody, headers: json });
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([{ field, message: expect.stringContaining(message) }]);
+    expect(await eventCount()).toBe(before);
+  });
+
+  it('2^53 − 1 itself, and the large number as a string, are accepted as sent', async () => {
+    const response = await t.api.request<{ eventId: string }>('POST', EVENTS, {
+      rawBody: '{"eventType":"big.int","aggregateId":"b2","data":{"n":9007199254740991,"s":"9007199254740993"}}',
+      headers: json,
+    });
+    expect(response.status).toBe(201);
+    const stored = await t.database.db.collection('herald_events').findOne({ _id: response.body.eventId as never });
+    expect(JSON.parse(String(stored?.data))).toEqual({ n: 9007199254740991, s: '9007199254740993' });
+  });
+
+  it.each([
+    ['aggregateId', Buffer.concat([Buffer.from('{"eventType":"utf.test","aggregateId":"k'), Buffer.from([0xff, 0xfe]), Buffer.from('","data":{}}')])],
+    ['a data key (overlong "/")', Buffer.concat([Buffer.from('{"eventType":"utf.test","aggregateId":"k","data":{"a'), Buffer.from([0xc0, 0xaf]), Buffer.from('":1}}')])],
+  ])('bytes that are not UTF-8 in %s → 400, not stored as U+FFFD', async (_where, rawBody) => {
+    const before = await eventCount();
+    const response = await t.api.request<ErrorBody>('POST', EVENTS, { rawBody, headers: json });
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([{ field: 'body', message: expect.stringMatching(/must be UTF-8/) }]);
+    expect(await eventCount()).toBe(before);
+  });
+
+  it.each([
+    ['{"eventType":"dup.test","aggregateId":"k","data":{"pw":"x"},"sensitive":["pw"],"sensitive":[]}', EVENTS, 'sensitive'],
+    ['{"eventType":"dup.test","eventType":"other.test","aggregateId":"k","data":{}}', EVENTS, 'eventType'],
+    ['{"eventType":"dup.test","aggregateId":"k","data":{"a":1,"\\u0061":2}}', EVENTS, 'data.a'],
+    ['{"displayName":"Dup","targetUrl":"https://example.com/dup","targetUrl":"https://evil.example/"}', BASE, 'targetUrl'],
+  ])('a key given twice in one object → 400 naming it: %s', async (rawBody, path, field) => {
+    const before = await eventCount();
+    const response = await t.api.request<ErrorBody>('POST', path, { rawBody, headers: json });
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toEqual([{ field, message: expect.stringMatching(/more than once in the same object/) }]);
+    expect(await eventCount()).toBe(before);
+  });
+});
+
 describe('query parameters', () => {
   it.each([
     ['limit=0', 'limit'],
