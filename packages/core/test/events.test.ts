@@ -332,7 +332,7 @@ describe('publish cost', () => {
       const { event } = await herald.events.publish({ orgId: 'org-cost' }, { eventType: 'order.checked', aggregateId: 'o', data: {} });
       expect(event.deliveries).toHaveLength(10);
       expect(started.map((command) => `${command.commandName}:${String(command.command[command.commandName])}`)).toEqual([
-        'find:herald_org_state',
+        'find:herald_subscriber_revisions',
         'insert:herald_events',
         'insert:herald_delivery_queue',
       ]);
@@ -396,9 +396,9 @@ describe('publish round trips', () => {
       expect(event.deliveries).toHaveLength(1);
       const at = (kind: 'started' | 'answered', command: string) => publisher.log.find((entry) => entry.kind === kind && entry.name === command)!.at;
       const eventsSent = at('started', 'insert:herald_events');
-      const revisionRead = at('answered', 'find:herald_org_state');
+      const revisionRead = at('answered', 'find:herald_subscriber_revisions');
       const rowsSent = at('started', 'insert:herald_delivery_queue');
-      expect(publisher.log.filter((entry) => entry.kind === 'started').map((entry) => entry.name)).toEqual(['find:herald_org_state', 'insert:herald_events', 'insert:herald_delivery_queue']);
+      expect(publisher.log.filter((entry) => entry.kind === 'started').map((entry) => entry.name)).toEqual(['find:herald_subscriber_revisions', 'insert:herald_events', 'insert:herald_delivery_queue']);
       // The rows wait for both answers: a row never exists without its event and a current plan.
       expect(rowsSent).toBeGreaterThanOrEqual(Math.max(revisionRead, at('answered', 'insert:herald_events')));
       if (publisher.engine.deps?.compat.name === 'ferretdb-v1') {
@@ -446,7 +446,7 @@ describe('publish round trips', () => {
       // Once planned again under the new revision, a publish costs the usual three commands.
       publisher.log.length = 0;
       await publisher.herald.events.publish(stale, { eventType: 'stale.one', aggregateId: 'c', data: {} });
-      expect(publisher.log.filter((entry) => entry.kind === 'started').map((entry) => entry.name)).toEqual(['find:herald_org_state', 'insert:herald_events']);
+      expect(publisher.log.filter((entry) => entry.kind === 'started').map((entry) => entry.name)).toEqual(['find:herald_subscriber_revisions', 'insert:herald_events']);
     } finally {
       await publisher.close();
     }

@@ -43,7 +43,7 @@ describe('payload filters at fan-out', () => {
     const context = coreContextFor(t);
     await t.herald.subscribers.create(org, { id: 'card-probe', displayName: 'c', targetUrl: 'https://example.com/c', events: ['payment.*'] });
     await context.collections.subscribers.updateOne({ orgId: org.orgId, handle: 'card-probe' }, { $set: { filter: JSON.stringify({ 'data.cardNumber': { $exists: true } }) } });
-    await context.collections.orgState.updateOne({ _id: org.orgId }, { $inc: { subscribersRevision: 1 } });
+    await context.collections.subscriberRevisions.updateOne({ _id: org.orgId }, { $set: { revision: 'changed behind Herald' } }, { upsert: true });
     expect(await receivers({ amount: 1, cardNumber: '4111111111111111' })).not.toContain('card-probe');
     await t.herald.subscribers.delete(org, 'card-probe');
   });
@@ -70,7 +70,7 @@ describe('payload filters at fan-out', () => {
       const { event } = await publish('measured');
       expect(event.deliveries.map((row) => row.subscriberId).sort()).toEqual(['all', 'big', 'eur-or-vip', 'not-test']);
       expect(started.map((command) => `${command.commandName}:${String(command.command[command.commandName])}`)).toEqual([
-        'find:herald_org_state',
+        'find:herald_subscriber_revisions',
         'insert:herald_events',
         'insert:herald_delivery_queue',
       ]);

@@ -211,10 +211,17 @@ export class DeliveryStore {
     return result.modifiedCount;
   }
 
-  /** Sequence markers (ordering/sequences.ts, FerretDB v1 only) matter for a moment after they are taken. */
+  /**
+   * Sequence markers (ordering/sequences.ts) and write turns (storage/write-turns.ts), FerretDB v1
+   * only, matter for a moment after they are taken.
+   */
   async purgeSequenceMarkersBefore(cutoff: Date): Promise<number> {
     if (!this.compat.uniqueKeyClaims) return 0;
-    return (await this.write(() => this.collections.orderMarkers.deleteMany({ createdAt: { $lt: cutoff } }))).deletedCount;
+    const [markers, turns] = await Promise.all([
+      this.write(() => this.collections.orderMarkers.deleteMany({ createdAt: { $lt: cutoff } })),
+      this.write(() => this.collections.writeTurns.deleteMany({ createdAt: { $lt: cutoff } })),
+    ]);
+    return markers.deletedCount + turns.deletedCount;
   }
 
   /** The counters the publisher just wrote for an event whose rows this engine now sends. */

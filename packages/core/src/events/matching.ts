@@ -1,17 +1,10 @@
-// Event types, filter patterns and the matching keys (DECISIONS §5). Pure.
+// Event types, filter patterns and the match keys (DECISIONS §5). Pure.
 //
-// Why buckets keyed by `_id` and not a multikey index `{orgId, enabled, matchKeys}`:
-// - MongoDB serves an `_id` equality from the `_id` index on every deployment, and so the work of
-//   matching an event is proportional to the matches, never to the number of subscribers.
-// - FerretDB v1 (SQLite), the test and dev database, pushes no filter down to storage except an
-//   `_id` equality (`explain` reports filterPushdown=false for every other shape, including `$in`
-//   on `_id` and the multikey query above), and without pushdown it decodes every document of the
-//   collection. With pushdown only the matching documents are decoded. (Measured: SQLite still
-//   scans the table for the `_id` comparison, so lookups there grow with the collection; FerretDB
-//   v1 uses no index for queries at all.)
-// So a filter pattern is reduced to a match key, the key names a bucket document `<org>|<key>`
-// holding the ids of the enabled subscribers with that key, and an event `f.a` reads the buckets
-// of its four candidate keys `f.a`, `f.*`, `*.a`, `*` — then those subscribers by `_id`.
+// A subscriber's filter patterns are reduced to match keys stored on its own document
+// (`matchKeys`), and an event `f.a` is matched by the subscribers carrying one of its four candidate
+// keys `f.a`, `f.*`, `*.a`, `*` (subscribers/match-index.ts). The subscriber document is the only
+// record of what it receives: nothing derived from it is stored apart, so concurrent subscriber
+// writes cannot leave a second copy behind that disagrees with it.
 
 const SEGMENT = '[a-z0-9_]+';
 const EVENT_TYPE = new RegExp(`^${SEGMENT}\\.${SEGMENT}$`);
@@ -72,9 +65,4 @@ export function patternMatches(pattern: string, eventType: string): boolean {
 /** Whether a subscriber with these match keys receives an event of this type. */
 export function keysMatch(matchKeys: readonly string[], eventType: string): boolean {
   return matchKeys.some((key) => patternMatches(key, eventType));
-}
-
-/** Bucket `_id`. The org is URI-encoded so a `|` in an org id cannot collide with the separator. */
-export function matchBucketId(orgId: string, matchKey: string): string {
-  return `${encodeURIComponent(orgId)}|${matchKey}`;
 }

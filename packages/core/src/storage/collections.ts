@@ -6,20 +6,21 @@ import type {
   EngineStateDocument,
   EventDocument,
   HandleDocument,
-  MatchBucketDocument,
   OrderKeyDocument,
   OrderMarkerDocument,
   OrgStateDocument,
   RecoveryDocument,
   SubscriberDocument,
   SubscriberHealthDocument,
+  SubscriberRevisionDocument,
+  WriteTurnDocument,
 } from './documents.js';
 
 export const DEFAULT_COLLECTION_PREFIX = 'herald_';
 
 export const COLLECTION_SUFFIXES = {
   subscribers: 'subscribers',
-  matchBuckets: 'match_buckets',
+  subscriberRevisions: 'subscriber_revisions',
   handles: 'subscriber_handles',
   events: 'events',
   queue: 'delivery_queue',
@@ -31,11 +32,13 @@ export const COLLECTION_SUFFIXES = {
   health: 'subscriber_health',
   orderKeys: 'order_keys',
   orderMarkers: 'order_markers',
+  writeTurns: 'write_turns',
 } as const;
 
 export interface Collections {
   subscribers: Collection<SubscriberDocument>;
-  matchBuckets: Collection<MatchBucketDocument>;
+  /** Per org, the token publishers cache their matching under (subscribers/directory.ts). */
+  subscriberRevisions: Collection<SubscriberRevisionDocument>;
   handles: Collection<HandleDocument>;
   events: Collection<EventDocument>;
   /** Rows PENDING or IN_FLIGHT: the engine's working set (deliveries/rows.ts). */
@@ -51,12 +54,14 @@ export interface Collections {
   orderKeys: Collection<OrderKeyDocument>;
   /** Sequence numbers taken, FerretDB v1 only (ordering/sequences.ts). */
   orderMarkers: Collection<OrderMarkerDocument>;
+  /** Writers' turns at a document's revision, FerretDB v1 only (storage/write-turns.ts). */
+  writeTurns: Collection<WriteTurnDocument>;
 }
 
 export function collectionsFor(db: Db, prefix: string): Collections {
   return {
     subscribers: db.collection<SubscriberDocument>(prefix + COLLECTION_SUFFIXES.subscribers),
-    matchBuckets: db.collection<MatchBucketDocument>(prefix + COLLECTION_SUFFIXES.matchBuckets),
+    subscriberRevisions: db.collection<SubscriberRevisionDocument>(prefix + COLLECTION_SUFFIXES.subscriberRevisions),
     handles: db.collection<HandleDocument>(prefix + COLLECTION_SUFFIXES.handles),
     events: db.collection<EventDocument>(prefix + COLLECTION_SUFFIXES.events),
     queue: db.collection<DeliveryDocument>(prefix + COLLECTION_SUFFIXES.queue),
@@ -68,6 +73,7 @@ export function collectionsFor(db: Db, prefix: string): Collections {
     health: db.collection<SubscriberHealthDocument>(prefix + COLLECTION_SUFFIXES.health),
     orderKeys: db.collection<OrderKeyDocument>(prefix + COLLECTION_SUFFIXES.orderKeys),
     orderMarkers: db.collection<OrderMarkerDocument>(prefix + COLLECTION_SUFFIXES.orderMarkers),
+    writeTurns: db.collection<WriteTurnDocument>(prefix + COLLECTION_SUFFIXES.writeTurns),
   };
 }
 

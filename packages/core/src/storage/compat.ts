@@ -8,7 +8,9 @@
 // - `uniqueKeyClaims`: a conditional update is not atomic against a concurrent one (8 clients
 //   updating the same 20 rows `{_id: {$in}, status: 'PENDING'}` to IN_FLIGHT: a row won twice in
 //   30 rounds of 30), so a claim first inserts a document whose `_id` names the row's incarnation;
-//   the unique `_id` makes exactly one claimer win.
+//   the unique `_id` makes exactly one claimer win. The same holds for every conditional write that
+//   decides between writers: a subscriber update first takes a turn at the revision it writes
+//   (storage/write-turns.ts), per-key sequence numbers are taken as markers (ordering/sequences.ts).
 // - `maxWriteBatch`: a command holds one pooled PostgreSQL connection per statement until it ends,
 //   so a command of more statements than the pool has connections never ends; a claim, an outcome
 //   write or any multi-statement write touches at most 50 rows or statements.
@@ -40,6 +42,7 @@ export type StoreCompatName = 'mongodb' | 'ferretdb-v1';
 
 export interface StoreCompat {
   readonly name: StoreCompatName;
+  /** Conditional updates are not atomic: claims, sequence numbers and revisions are decided by unique `_id` inserts. */
   readonly uniqueKeyClaims: boolean;
   readonly groupedOutcomeWrites: boolean;
   readonly deferredEventCounters: boolean;

@@ -51,25 +51,23 @@ export interface SubscriberDocument {
 }
 
 /**
- * The matching index: one bucket per (org, matchKey) listing the enabled subscribers whose filter
- * yields that key. `_id` = matchBucketId(orgId, matchKey), so matching an event is at most four
- * `_id` lookups (see events/matching.ts for why this is not a multikey index on subscribers).
+ * Per org, a token every subscriber write replaces after it is complete: a publisher that reads the
+ * token it cached its matching under knows its cache is current (subscribers/directory.ts).
  */
-export interface MatchBucketDocument {
+export interface SubscriberRevisionDocument {
   _id: string;
-  orgId: string;
-  matchKey: string;
-  /** Internal subscriber uuids. May briefly hold a stale id (filtered on read), never miss one. */
-  subscriberIds: string[];
+  revision: string;
 }
 
-/**
- * Per-org counter bumped by every subscriber write after it is complete: a publisher that sees the
- * revision it cached its matching under knows its cache is current (subscribers/directory.ts).
- */
+/** A writer's turn at one revision of a document, where conditional updates are not atomic (storage/write-turns.ts). */
+export interface WriteTurnDocument {
+  _id: string;
+  createdAt: Date;
+}
+
+/** Per-org settings. */
 export interface OrgStateDocument {
   _id: string;
-  subscribersRevision: number;
   /** The organization's retention policy, when it set one (retention/policy.ts). */
   retention?: StoredRetention;
 }

@@ -2,6 +2,7 @@
 // options is a no-op. Only plain and unique indexes (FerretDB v1 has no partial or TTL indexes).
 // Indexes the delivery engine needs for claiming rows are the engine's to create.
 import { MongoServerError, type Collection, type Document } from 'mongodb';
+import { MATCH_INDEX } from '../subscribers/match-index.js';
 import type { Collections } from './collections.js';
 
 /**
@@ -33,6 +34,7 @@ export async function ensureIndexes(collections: Collections): Promise<void> {
   await Promise.all([
     collections.subscribers.createIndex({ orgId: 1, handle: 1 }, { unique: true, name: 'org_handle_unique' }),
     collections.subscribers.createIndex({ orgId: 1, createdAt: 1, handle: 1 }, { name: 'org_list_order' }),
+    collections.subscribers.createIndex(MATCH_INDEX.key, { name: MATCH_INDEX.name }),
     collections.events.createIndex({ orgId: 1, ...EVENT_LIST_ORDER }, { name: 'org_list_order' }),
     collections.events.createIndex({ orgId: 1, status: 1, ...EVENT_LIST_ORDER }, { name: 'org_status_list_order' }),
     collections.events.createIndex({ status: 1, createdAt: 1 }, { name: 'status_created' }),

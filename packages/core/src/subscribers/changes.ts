@@ -95,8 +95,3 @@ export function patchedSubscriberDocument(
   else delete next.previousSecrets;
   return next;
 }
-
-/** Match keys under which a subscriber is indexed: none while disabled. */
-export function indexedKeys(document: Pick<SubscriberDocument, 'enabled' | 'matchKeys'> | undefined): string[] {
-  return document?.enabled ? document.matchKeys : [];
-}

@@ -1,10 +1,15 @@
 // Matching for publish, cached per org and checked against the org's subscriber revision: one `_id`
-// read per publish instead of the bucket and subscriber reads (events/matching.ts), which run only
-// when a subscriber of the org changed since they were cached.
+// read per publish instead of the matching query (subscribers/match-index.ts), which runs only
+// when a subscriber of the org changed since it was cached.
 //
-// Every subscriber write bumps the revision after the write is complete, so a publish that reads
-// revision R sees every write completed before it: entries cached under R were loaded after R was
-// read, and so are at least as new as R. Exact across replicas, with no expiry to tune.
+// The revision is a fresh random token that every subscriber write sets after the write is complete
+// (never a counter: a token needs no atomic read-modify-write, so two writers that overlap cannot
+// leave a value behind that some process already cached under). A publish that reads token T sees
+// every write completed before it: whichever write set T came after each of them in the store's
+// order of writes to that one document, and entries cached under T were loaded after T was read.
+// Exact across replicas, with no expiry to tune. The token has a document of its own, so no other
+// writer (retention's policy lives in org_state) rewrites it.
+import { randomUUID } from 'node:crypto';
 import { upsertWithRetry, type Collections } from '../storage/collections.js';
 import type { SubscriberDocument } from '../storage/documents.js';
 import { findMatchingSubscribers } from './match-index.js';
@@ -14,20 +19,20 @@ const MAX_ORGS = 1_000;
 const MAX_TYPES_PER_ORG = 1_000;
 
 interface OrgEntry {
-  revision: number;
+  revision: string;
   byType: Map<string, SubscriberDocument[]>;
 }
 
 /** Matches for one org under the revision read for it. */
 export interface Matcher {
-  readonly revision: number;
+  readonly revision: string;
   /** The enabled subscribers whose filter matches `eventType` (no I/O while cached). */
   match(eventType: string): Promise<SubscriberDocument[]>;
 }
 
 /** Matches held from an earlier read, and the revision they were loaded under. */
 export interface CachedMatches {
-  revision: number;
+  revision: string;
   subscribers: SubscriberDocument[];
 }
 
@@ -47,8 +52,8 @@ export function createSubscriberDirectory(collections: Collections): SubscriberD
   const orgs = new Map<string, OrgEntry>();
   const directory: SubscriberDirectory = {
     async forOrg(orgId) {
-      const state = await collections.orgState.findOne({ _id: orgId });
-      const revision = state?.subscribersRevision ?? 0;
+      const state = await collections.subscriberRevisions.findOne({ _id: orgId });
+      const revision = state?.revision ?? '';
       let entry = orgs.get(orgId);
       if (!entry || entry.revision !== revision) {
         entry = { revision, byType: new Map() };
@@ -86,5 +91,6 @@ export function createSubscriberDirectory(collections: Collections): SubscriberD
 
 /** Called after every completed subscriber write of the org. */
 export async function bumpSubscribersRevision(collections: Collections, orgId: string): Promise<void> {
-  await upsertWithRetry(() => collections.orgState.updateOne({ _id: orgId }, { $inc: { subscribersRevision: 1 } }, { upsert: true }));
+  // A token per try: a retried upsert must not write a value an earlier try may have written.
+  await upsertWithRetry(() => collections.subscriberRevisions.updateOne({ _id: orgId }, { $set: { revision: randomUUID() } }, { upsert: true }));
 }

@@ -1,4 +1,4 @@
-// herald.subscribers: CRUD over the subscribers collection plus the match buckets.
+// herald.subscribers: CRUD over the subscribers collection, the handle accelerator and the org's revision token.
 import { releaseHeldRows } from '../ordering/sequences.js';
 import type { CoreContext } from '../context.js';
 import { cancelPendingDeliveries } from '../deliveries/event-status.js';
@@ -6,22 +6,22 @@ import { SUMMARY_PROJECTION, toDeliverySummary, type DeliveryRowSummary } from '
 import { ConflictError, NotFoundError } from '../errors/index.js';
 import { SUBSCRIBER_DELIVERIES_MAX } from '../schemas/index.js';
 import { isDuplicateKeyError } from '../storage/collections.js';
+import { takeWriteTurn } from '../storage/write-turns.js';
 import type { SubscriberDocument } from '../storage/documents.js';
 import type { Scope, SubscriberService } from '../types.js';
 import { validatePageQuery } from '../validation/page.js';
-import { indexedKeys, newSubscriberDocument, patchedSubscriberDocument, type ChangeContext } from './changes.js';
+import { newSubscriberDocument, patchedSubscriberDocument, type ChangeContext } from './changes.js';
 import { principalsOf, SYSTEM_ACTOR, toListItem, toResponse } from './mapping.js';
 import { findByHandle, forgetHandle, rememberHandle } from './handle-index.js';
-import { KeyedLock } from './keyed-lock.js';
 import { previewFilter } from './filter-preview.js';
 import { bumpSubscribersRevision } from './directory.js';
-import { addToBuckets, removeFromBuckets } from './match-index.js';
 import { isPossibleHandle, validateSubscriberCreate, validateSubscriberUpdate } from './validation.js';
 
 const CANCELLED_DISABLED = 'Cancelled: the subscriber was disabled before this delivery was attempted';
 const CANCELLED_DELETED = 'Cancelled: the subscriber was deleted before this delivery was attempted';
-/** Optimistic-concurrency retries of an update that raced another writer. */
-const UPDATE_ROUNDS = 5;
+/** Optimistic-concurrency retries of an update that raced another writer, with jittered backoff from the first delay. */
+const UPDATE_ROUNDS = 8;
+const UPDATE_RETRY_DELAY_MS = 10;
 
 function notFound(handle: string): NotFoundError {
   return new NotFoundError(`webhook subscriber "${handle}" not found`);
@@ -40,13 +40,12 @@ function newestAttemptFirst(a: DeliveryRowSummary, b: DeliveryRowSummary): numbe
   return b.createdAt.getTime() - a.createdAt.getTime() || (a._id < b._id ? 1 : a._id > b._id ? -1 : 0);
 }
 
-function difference(a: readonly string[], b: readonly string[]): string[] {
-  return a.filter((item) => !b.includes(item));
+function pause(round: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, UPDATE_RETRY_DELAY_MS * 2 ** round * (0.5 + Math.random())));
 }
 
 export function createSubscriberService(context: CoreContext): SubscriberService {
   const { collections } = context;
-  const locks = new KeyedLock();
 
   function changeContext(scope: Scope): ChangeContext {
     return {
@@ -117,11 +116,9 @@ export function createSubscriberService(context: CoreContext): SubscriberService
     async create(scope, input, options = {}) {
       const document = newSubscriberDocument(validateSubscriberCreate(input, sensitiveFields()), changeContext(scope));
       if (options.listener) document.listener = { expiresAt: options.listener.expiresAt };
-      await addToBuckets(collections, scope.orgId, document._id, indexedKeys(document));
       try {
         await collections.subscribers.insertOne(document);
       } catch (error) {
-        await removeFromBuckets(collections, scope.orgId, document._id, indexedKeys(document));
         if (isDuplicateKeyError(error)) throw handleTaken(document.handle);
         throw error;
       }
@@ -153,54 +150,46 @@ export function createSubscriberService(context: CoreContext): SubscriberService
     async update(scope, handle, patch) {
       const valid = validateSubscriberUpdate(patch, sensitiveFields());
       const found = await load(scope, handle);
-      return locks.run(found._id, async () => {
-        for (let round = 0; ; round++) {
-          // Re-read under the lock: a concurrent update may have changed or renamed it.
-          const current = await collections.subscribers.findOne({ _id: found._id });
-          if (!current || current.handle !== handle) throw notFound(handle);
-          const next = patchedSubscriberDocument(current, valid, changeContext(scope));
-          const before = indexedKeys(current);
-          const after = indexedKeys(next);
-          await addToBuckets(collections, scope.orgId, current._id, difference(after, before));
-          let replaced: number;
+      for (let round = 0; ; round++) {
+        // Re-read each round: a concurrent update may have changed or renamed it.
+        const current = await collections.subscribers.findOne({ _id: found._id });
+        if (!current || current.handle !== handle) throw notFound(handle);
+        const next = patchedSubscriberDocument(current, valid, changeContext(scope));
+        let replaced = 0;
+        if (await takeWriteTurn(collections, context.compat, 'subscriber', current._id, next.revision, next.updatedAt)) {
           try {
-            // Conditional on the revision we read: a writer in another process makes this one
-            // start over. (`null` also matches documents written without a revision.)
-            const result = await collections.subscribers.replaceOne({ _id: current._id, revision: current.revision ?? null }, next);
-            replaced = result.matchedCount;
+            // Conditional on the revision we read, so a concurrent writer makes this one start over
+            // with its change applied. (`null` also matches documents written without a revision.)
+            replaced = (await collections.subscribers.replaceOne({ _id: current._id, revision: current.revision ?? null }, next)).matchedCount;
           } catch (error) {
             if (isDuplicateKeyError(error)) throw handleTaken(next.handle);
             throw error;
           }
-          if (replaced === 0) {
-            if (round + 1 < UPDATE_ROUNDS) continue;
-            throw new ConflictError(`webhook subscriber "${handle}" was modified concurrently; retry the update`);
-          }
-          await removeFromBuckets(collections, scope.orgId, current._id, difference(before, after));
-          if (next.handle !== current.handle) {
-            await rememberHandle(collections, next);
-            await forgetHandle(collections, scope.orgId, current.handle, current._id);
-          }
-          await bumpSubscribersRevision(collections, scope.orgId);
-          if (current.enabled && !next.enabled) cancelInBackground(current._id, CANCELLED_DISABLED, next.updatedAt);
-          else if (current.ordering === 'aggregate' && next.ordering !== 'aggregate') releaseInBackground(current._id, next.updatedAt);
-          return respond(next);
         }
-      });
+        if (replaced === 0) {
+          if (round + 1 >= UPDATE_ROUNDS) throw new ConflictError(`webhook subscriber "${handle}" was modified concurrently; retry the update`);
+          await pause(round);
+          continue;
+        }
+        if (next.handle !== current.handle) {
+          await rememberHandle(collections, next);
+          await forgetHandle(collections, scope.orgId, current.handle, current._id);
+        }
+        await bumpSubscribersRevision(collections, scope.orgId);
+        if (current.enabled && !next.enabled) cancelInBackground(current._id, CANCELLED_DISABLED, next.updatedAt);
+        else if (current.ordering === 'aggregate' && next.ordering !== 'aggregate') releaseInBackground(current._id, next.updatedAt);
+        return respond(next);
+      }
     },
 
     async delete(scope, handle) {
-      const found = await load(scope, handle);
-      await locks.run(found._id, async () => {
-        const current = await collections.subscribers.findOne({ _id: found._id });
-        if (!current || current.handle !== handle) throw notFound(handle);
-        const result = await collections.subscribers.deleteOne({ _id: current._id });
-        if (result.deletedCount === 0) throw notFound(handle);
-        await removeFromBuckets(collections, scope.orgId, current._id, current.matchKeys);
-        await forgetHandle(collections, scope.orgId, current.handle, current._id);
-        await bumpSubscribersRevision(collections, scope.orgId);
-        cancelInBackground(current._id, CANCELLED_DELETED, context.now());
-      });
+      const current = await load(scope, handle);
+      // By id and handle: a concurrent rename makes this a 404 rather than deleting the renamed one.
+      const result = await collections.subscribers.deleteOne({ _id: current._id, handle });
+      if (result.deletedCount === 0) throw notFound(handle);
+      await forgetHandle(collections, scope.orgId, current.handle, current._id);
+      await bumpSubscribersRevision(collections, scope.orgId);
+      cancelInBackground(current._id, CANCELLED_DELETED, context.now());
     },
 
     async renewListener(scope, handle, expiresAt) {

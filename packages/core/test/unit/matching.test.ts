@@ -4,7 +4,6 @@ import {
   isValidEventPattern,
   isValidEventType,
   keysMatch,
-  matchBucketId,
   matchKeysFor,
   patternMatches,
 } from '../../src/events/matching.js';
@@ -46,10 +45,6 @@ describe('match keys', () => {
   test('keysMatch rechecks a loaded subscriber', () => {
     expect(keysMatch(['apikey.*'], 'apikey.generated')).toBe(true);
     expect(keysMatch(['*.revoked', 'x.y'], 'apikey.generated')).toBe(false);
-  });
-  test('bucket ids cannot collide through the separator', () => {
-    expect(matchBucketId('a|b', 'c.d')).not.toBe(matchBucketId('a', 'b|c.d'));
-    expect(matchBucketId('org', 'a.*')).toBe('org|a.*');
   });
 });
 
