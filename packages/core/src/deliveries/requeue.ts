@@ -1,7 +1,15 @@
 // Manual redelivery and recovery: rows back to PENDING, due now, with a fresh retry budget
-// (`retryBudgetFrom` = the attempts made so far) while attempt numbers go on from the last one. Settled rows move back from the history to the
-// queue. Rows IN_FLIGHT are left to finish, and rows of subscribers that are now disabled or
-// deleted are not resent: those subscribers opted out.
+// (`retryBudgetFrom` = the attempts made so far) while attempt numbers go on from the last one.
+// Rows IN_FLIGHT are left to finish, and rows of subscribers that are now disabled or deleted are
+// not resent: those subscribers opted out.
+//
+// A settled row moves from the history back to the queue: the queue's copy is inserted first (a
+// crash then leaves two copies, and readers take the queue's), then the history's copy is deleted
+// by its exact incarnation (`attempts` and `updatedAt` as read). The engine may send the queued copy
+// and settle it into the history before that delete runs; the settled copy is a newer incarnation,
+// so the delete leaves it, and the row's attempts stay visible. Where conditional writes are not
+// atomic (the seam's `uniqueKeyClaims`, FerretDB v1) the queued copy is parked — due only after
+// PARKED_MS — until the delete is done, so the engine cannot settle it in the middle of that delete.
 import type { Filter } from 'mongodb';
 import type { CoreContext } from '../context.js';
 import type { DeliveryDocument } from '../storage/documents.js';
@@ -38,18 +46,45 @@ export async function requeueRows(context: CoreContext, filter: Filter<DeliveryD
       if (result.modifiedCount !== part.length) exact = false;
     }
   }
-  if (back.length > 0) {
-    try {
-      await compat.write(() => collections.queue.insertMany(back.map((row) => ({ ...row, ...fresh, retryBudgetFrom: row.attempts, settledBy: null })), { ordered: false }));
-    } catch {
-      exact = false; // some row is already queued again (a concurrent redelivery): counted afresh below
-    }
-    await compat.write(() => collections.deliveries.deleteMany({ _id: { $in: back.map((row) => row._id) } }));
-  }
+  if (back.length > 0 && !(await moveBackToQueue(context, back, fresh))) exact = false;
   const deltas = new EventDeltas();
   for (const row of back) deltas.add(row.eventId, rowDelta(row.status, 'PENDING'));
   if (exact) await applyEventDeltas(collections, compat, deltas, now);
   else await recountEvents(collections, compat, [...new Set([...back, ...again].map((row) => row.eventId))], now);
   context.engine.notify();
   return [...back, ...again].map((row) => row._id);
+}
+
+const PARKED_MS = 10_000;
+
+/** Moves settled rows back to the queue, due now; false when some row was already queued again. */
+async function moveBackToQueue(context: CoreContext, rows: readonly DeliveryDocument[], fresh: Pick<DeliveryDocument, 'status' | 'nextAttemptAt' | 'leaseOwner' | 'leaseUntil' | 'updatedAt'>): Promise<boolean> {
+  const { collections, compat } = context;
+  const now = fresh.updatedAt;
+  const parked = compat.uniqueKeyClaims ? new Date(now.getTime() + PARKED_MS) : null;
+  let exact = true;
+  try {
+    await compat.write(() =>
+      collections.queue.insertMany(
+        rows.map((row) => ({ ...row, ...fresh, nextAttemptAt: parked ?? now, retryBudgetFrom: row.attempts, settledBy: null })),
+        { ordered: false },
+      ),
+    );
+  } catch {
+    exact = false; // some row is already queued again (a concurrent redelivery): counted afresh by the caller
+  }
+  for (const part of chunks(rows, compat.maxWriteBatch)) {
+    await compat.write(() =>
+      collections.deliveries.bulkWrite(
+        part.map((row) => ({ deleteOne: { filter: { _id: row._id, attempts: row.attempts, updatedAt: row.updatedAt } } })),
+        { ordered: false },
+      ),
+    );
+  }
+  if (parked) {
+    await compat.write(() =>
+      collections.queue.updateMany({ _id: { $in: rows.map((row) => row._id) }, status: 'PENDING', nextAttemptAt: parked }, { $set: { nextAttemptAt: now } }),
+    );
+  }
+  return exact;
 }
