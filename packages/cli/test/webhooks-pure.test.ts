@@ -29,6 +29,8 @@ describe('subscriberRequestFromFlags', () => {
   });
   it('rejects bad values', () => {
     expect(() => subscriberRequestFromFlags({ events: [], enabled: 'yes' })).toThrow('--enabled must be true or false');
+    expect(() => subscriberRequestFromFlags({ events: [' , '] })).toThrow("--event needs a pattern; '*' means every event");
+    expect(subscriberRequestFromFlags({ events: ['*'] })).toStrictEqual({ events: ['*'] });
     expect(() => subscriberRequestFromFlags({ events: [], timeoutMs: '1.5' })).toThrow('--timeout-ms must be a whole number');
   });
 });

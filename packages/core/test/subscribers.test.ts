@@ -46,7 +46,7 @@ describe('create', () => {
       displayName: 'Billing hook',
       targetUrl: 'https://hooks.example.com/billing',
       enabled: true,
-      events: [],
+      events: ['*'],
       timeoutMs: 5000,
       hasSecret: true,
       createdBy: 'alice',

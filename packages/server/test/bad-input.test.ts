@@ -157,6 +157,19 @@ describe('bodies', () => {
     expect(response.body.errors!.some((error) => error.field === field || error.field.startsWith(`${field}.`))).toBe(true);
   });
 
+  it('events: [] → 400 on create, update and preview: an empty list would receive every event', async () => {
+    const expected = [{ field: 'events', message: 'must list at least one pattern; ["*"] means every event' }];
+    const created = await t.api.post<ErrorBody>(BASE, { displayName: 'x', targetUrl: 'https://example.com/none', events: [] });
+    expect(created.status).toBe(400);
+    expect(created.body.errors).toEqual(expected);
+    const updated = await t.api.put<ErrorBody>(`${BASE}/existing`, { events: [] });
+    expect(updated.status).toBe(400);
+    expect(updated.body.errors).toEqual(expected);
+    const preview = await t.api.post<ErrorBody>(`${BASE}/filter-preview`, { filter: { type: 'a.b' }, events: [] });
+    expect(preview.status).toBe(400);
+    expect(preview.body.errors).toEqual(expected);
+  });
+
   it('wrong types on update → 400, and the stored subscriber is unchanged', async () => {
     const response = await t.api.put<ErrorBody>(`${BASE}/existing`, { enabled: 'false', displayName: 'changed' });
     expect(response.status).toBe(400);

@@ -53,13 +53,20 @@ export function parseOrdering(text: string): 'aggregate' | 'none' {
   throw usageError('BAD_ORDERING', `--ordering must be aggregate or none, not "${text}"`);
 }
 
+/** `--event` values, comma-separated or repeated. Given but empty is refused, as the server refuses `events: []`. */
+function parseEventFlags(values: readonly string[]): string[] {
+  const patterns = values.flatMap((entry) => entry.split(',')).map((entry) => entry.trim()).filter(Boolean);
+  if (patterns.length === 0) throw usageError('INVALID_FLAG_VALUE', "--event needs a pattern; '*' means every event");
+  return patterns;
+}
+
 /** Only the fields given end up in the body: on update, omitted fields keep their stored values. */
 export function subscriberRequestFromFlags(flags: SubscriberFlags, base: Readonly<Record<string, unknown>> = {}): Record<string, unknown> {
   const body: Record<string, unknown> = { ...base };
   if (flags.id !== undefined) body.id = flags.id;
   if (flags.name !== undefined) body.displayName = flags.name;
   if (flags.url !== undefined) body.targetUrl = flags.url;
-  if (flags.events.length > 0) body.events = flags.events.flatMap((entry) => entry.split(',')).map((entry) => entry.trim()).filter(Boolean);
+  if (flags.events.length > 0) body.events = parseEventFlags(flags.events);
   if (flags.enabled !== undefined) body.enabled = parseEnabled(flags.enabled);
   if (flags.timeoutMs !== undefined) body.timeoutMs = parseTimeout(flags.timeoutMs);
   if (flags.secret !== undefined) body.secret = flags.secret;

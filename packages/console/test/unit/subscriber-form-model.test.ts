@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Subscriber } from '../../src/api/types';
-import { changedFields, createBody, EMPTY_FORM, formFieldOf, parseFilterText, parsePatterns, valuesOf } from '../../src/screens/subscribers/subscriber-form-model';
+import { changedFields, createBody, EMPTY_FORM, eventsOf, formFieldOf, isEveryEvent, parseFilterText, parsePatterns, valuesOf } from '../../src/screens/subscribers/subscriber-form-model';
 
 const stored: Subscriber = {
   id: 'billing',
@@ -33,7 +33,7 @@ describe('subscriber form', () => {
     expect(createBody({ ...EMPTY_FORM, displayName: 'A', targetUrl: 'https://a.example/' })).toEqual({
       displayName: 'A',
       targetUrl: 'https://a.example/',
-      events: [],
+      events: ['*'],
       enabled: true,
     });
     expect(createBody({ ...EMPTY_FORM, id: 'a', displayName: 'A', targetUrl: 'u', secret: 's'.repeat(16), timeoutMs: '250' })).toMatchObject({
@@ -41,6 +41,16 @@ describe('subscriber form', () => {
       secret: 's'.repeat(16),
       timeoutMs: 250,
     });
+  });
+
+  it('sends an empty events field as ["*"] (the API refuses []), and takes [] and ["*"] as the same when editing', () => {
+    expect(eventsOf(' ')).toEqual(['*']);
+    expect(eventsOf('a.b')).toEqual(['a.b']);
+    expect(changedFields({ ...stored, events: [] }, { ...valuesOf({ ...stored, events: [] }) })).toEqual({});
+    expect(changedFields({ ...stored, events: ['*'] }, { ...valuesOf(stored), events: '' })).toEqual({});
+    expect(changedFields(stored, { ...valuesOf(stored), events: '' })).toEqual({ events: ['*'] });
+    expect(changedFields({ ...stored, events: [] }, { ...valuesOf(stored), events: 'a.b' })).toEqual({ events: ['a.b'] });
+    expect([[], ['*'], ['a.*'], ['*', 'a.b']].map(isEveryEvent)).toEqual([true, true, false, false]);
   });
 
   it('splits patterns on commas, spaces and new lines', () => {

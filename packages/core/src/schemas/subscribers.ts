@@ -37,11 +37,16 @@ const TargetUrl = Type.String({
     'punycode (`https://bücher.example/` → `https://xn--bcher-kva.example/`), one trailing dot of the host dropped ' +
     '(`https://example.com./` → `https://example.com/`); a host with an empty label (`a..b`, `example.com..`) is refused.',
 });
+/** The one wording of why `events: []` is refused, in the schema's errorMessage and core's check. */
+export const EVENTS_EMPTY_MESSAGE = 'must list at least one pattern; ["*"] means every event';
 const Events = Type.Array(Type.String({ pattern: EVENT_PATTERN_PATTERN, maxLength: SUBSCRIBER_LIMITS.eventPatternMax }), {
+  minItems: 1,
   maxItems: SUBSCRIBER_LIMITS.eventsMax,
+  // Read by the server's validator for its field message (the ajv-errors convention).
+  errorMessage: { minItems: EVENTS_EMPTY_MESSAGE },
   description:
-    'Event-type filter: `family.action`, `family.*`, `*.action` or `*`, at most 100 patterns of at most 255 characters. ' +
-    'Empty or omitted = all events. Repeated patterns are stored once.',
+    'Event-type filter: `family.action`, `family.*`, `*.action` or `*`, 1 to 100 patterns of at most 255 characters. ' +
+    '`["*"]` = every event; an empty list is refused (it would read as none). Omitted on create = `["*"]`. Repeated patterns are stored once.',
 });
 const FILTER_DESCRIPTION =
   'Payload filter, checked after `events`: an object over the envelope fields `type`, `aggregateType`, `aggregateId`, `occurredAt` ' +

@@ -1,15 +1,16 @@
 // Subscriber input rules of DECISIONS §3. Pure: returns the typed input or throws a ValidationError
 // naming every offending field.
 import { ValidationError, type FieldIssue } from '../errors/index.js';
-import { checkFilter } from '../events/filter.js';
+import { checkFilter, FILTER_LIMITS } from '../events/filter.js';
 import { isValidEventPattern } from '../events/matching.js';
 import {
+  EVENTS_EMPTY_MESSAGE,
   HANDLE_PATTERN,
   SUBSCRIBER_LIMITS as LIMITS,
   type WebhookSubscriberCreateRequest,
   type WebhookSubscriberUpdateRequest,
 } from '../schemas/index.js';
-import { booleanCheck, checkFields, integerCheck, isPlainObject, stringCheck, type Check } from '../validation/fields.js';
+import { booleanCheck, checkFields, integerCheck, isPlainObject, nestsDeeperThan, stringCheck, type Check } from '../validation/fields.js';
 import { checkTargetUrl, normaliseSubscriberRequest } from '../validation/subscriber-input.js';
 
 const HANDLE = new RegExp(HANDLE_PATTERN);
@@ -45,6 +46,8 @@ const checkUpdateSecret: Check = (value) => (value === '' ? undefined : checkCre
 
 function eventsIssues(value: unknown): FieldIssue[] {
   if (!Array.isArray(value)) return [{ field: 'events', message: 'must be an array of event patterns' }];
+  // An empty list reads as "nothing" but would receive everything: "all" is said with "*".
+  if (value.length === 0) return [{ field: 'events', message: EVENTS_EMPTY_MESSAGE }];
   if (value.length > LIMITS.eventsMax) return [{ field: 'events', message: `must have at most ${LIMITS.eventsMax} entries` }];
   const issues: FieldIssue[] = [];
   value.forEach((pattern: unknown, index) => {
@@ -73,11 +76,17 @@ const commonChecks = {
   filter: () => undefined,
 };
 
+/** checkFilter walks the filter recursively: an embedder's value of any depth is bounded first. */
+function filterIssues(filter: unknown, sensitive: ReadonlySet<string>): FieldIssue[] {
+  if (nestsDeeperThan(filter, FILTER_LIMITS.maxDepth)) return [{ field: 'filter', message: `must nest at most ${FILTER_LIMITS.maxDepth} levels deep` }];
+  return checkFilter(filter, sensitive);
+}
+
 function validate(input: unknown, checks: Record<string, Check>, required: readonly string[], sensitive: ReadonlySet<string>, nullable: boolean): Record<string, unknown> {
   if (!isPlainObject(input)) throw ValidationError.single('body', 'must be a JSON object');
   const issues = checkFields(input, checks, required);
   if (input.events !== undefined) issues.push(...eventsIssues(input.events));
-  if (input.filter !== undefined && !(nullable && input.filter === null)) issues.push(...checkFilter(input.filter, sensitive));
+  if (input.filter !== undefined && !(nullable && input.filter === null)) issues.push(...filterIssues(input.filter, sensitive));
   if (issues.length > 0) throw new ValidationError(issues);
   return input;
 }
@@ -86,7 +95,10 @@ function validate(input: unknown, checks: Record<string, Check>, required: reado
 export function validateSubscriberCreate(input: unknown, sensitive: ReadonlySet<string> = new Set()): WebhookSubscriberCreateRequest {
   const valid = validate(input, { ...commonChecks, secret: checkCreateSecret }, ['displayName', 'targetUrl'], sensitive, false);
   // Embedders get the same stored spelling as the HTTP API: normalised URL, each pattern once.
-  return normaliseSubscriberRequest(valid as WebhookSubscriberCreateRequest);
+  const request = normaliseSubscriberRequest(valid as WebhookSubscriberCreateRequest);
+  // Omitted means every event (DECISIONS §3); stored as the pattern that says so, so that what a
+  // read returns can be sent back as it is.
+  return request.events === undefined ? { ...request, events: ['*'] } : request;
 }
 
 /** As validateSubscriberCreate; `filter: null` removes the filter. */

@@ -61,3 +61,21 @@ export function checkFields(
   }
   return issues;
 }
+
+/**
+ * Whether a value holds arrays or objects nested more than `limit` deep (a container counts one
+ * level). Iterative and stopping at the limit, so it is safe to run before the recursive walks it
+ * protects, on values of any depth.
+ */
+export function nestsDeeperThan(value: unknown, limit: number): boolean {
+  const pending: Array<{ value: unknown; depth: number }> = [{ value, depth: 0 }];
+  while (pending.length > 0) {
+    const { value: current, depth } = pending.pop()!;
+    if (typeof current !== 'object' || current === null) continue;
+    if (depth + 1 > limit) return true;
+    for (const item of Array.isArray(current) ? current : Object.values(current)) {
+      if (typeof item === 'object' && item !== null) pending.push({ value: item, depth: depth + 1 });
+    }
+  }
+  return false;
+}

@@ -4,6 +4,8 @@ import type { WebhookSubscriberResource } from '../crd/types.js';
 
 export const DEFAULT_TIMEOUT_MS = 5_000;
 export const DEFAULT_SECRET_KEY = 'secret';
+/** The patterns that mean every event. */
+export const EVERY_EVENT: readonly string[] = ['*'];
 const DISPLAY_NAME_MAX = 255;
 
 /** "<namespace>/<name>", cut to Herald's 255 characters (a namespace plus a 253-character name can exceed it). */
@@ -35,7 +37,9 @@ export function desiredSubscriber(resource: WebhookSubscriberResource): DesiredS
     id: effectiveHandle(namespace, name, spec.handle),
     displayName: spec.displayName ?? defaultDisplayName(namespace, name),
     targetUrl: spec.targetUrl,
-    events: spec.events ?? [],
+    // Herald refuses an empty list ("*" says every event); omitted, or empty in an object written
+    // before the CRD refused it, meant every event, and still does.
+    events: spec.events !== undefined && spec.events.length > 0 ? spec.events : [...EVERY_EVENT],
     // The CRD defaults these; the fallbacks cover objects written before a default existed.
     enabled: spec.enabled ?? true,
     timeoutMs: spec.timeoutMs ?? DEFAULT_TIMEOUT_MS,

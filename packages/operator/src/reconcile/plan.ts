@@ -1,7 +1,7 @@
 // Deciding what to do in Herald for one CR (pure): create, update the differing fields, nothing, or
 // refuse because the subscriber belongs to someone else.
 import type { Subscriber, SubscriberRequest } from '../herald/types.js';
-import type { DesiredSubscriber } from './desired.js';
+import { EVERY_EVENT, type DesiredSubscriber } from './desired.js';
 import type { SecretResolution } from './secret.js';
 
 export type SyncPlan =
@@ -23,9 +23,14 @@ export interface PlanInput {
   adoptForeign: boolean;
 }
 
+/** A subscriber stored with `[]` (Herald's spelling of every event before it refused it) holds `["*"]`. */
+function everyEventSpelledOut(events: readonly string[]): readonly string[] {
+  return events.length === 0 ? EVERY_EVENT : events;
+}
+
 function sameEvents(a: readonly string[], b: readonly string[]): boolean {
-  const left = [...new Set(a)].sort();
-  const right = [...new Set(b)].sort();
+  const left = [...new Set(everyEventSpelledOut(a))].sort();
+  const right = [...new Set(everyEventSpelledOut(b))].sort();
   return left.length === right.length && left.every((value, index) => value === right[index]);
 }
 

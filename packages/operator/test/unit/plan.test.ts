@@ -24,6 +24,13 @@ describe('desiredSubscriber', () => {
       maxConcurrency: null, rateLimitPerSecond: null, filter: null, ordering: 'none',
     });
   });
+
+  it('sends every event as ["*"] when events are omitted or empty: Herald refuses an empty list', () => {
+    for (const events of [undefined, []]) {
+      const spec = { targetUrl: 'https://example.com/hook', ...(events === undefined ? {} : { events }) };
+      expect(desiredSubscriber({ ...resource, spec }).events).toEqual(['*']);
+    }
+  });
 });
 
 describe('defaultDisplayName', () => {
@@ -47,6 +54,11 @@ describe('planSync', () => {
   it('does nothing when Herald matches (event order does not matter)', () => {
     const plan = planSync({ ...base, desired: { ...desired, events: ['b.x', 'a.*'] }, secret: { kind: 'none' }, actual: actual({ events: ['a.*', 'b.x'] }) });
     expect(plan).toEqual({ action: 'none' });
+  });
+
+  it('takes a subscriber stored with events [] (every event, as Herald once spelled it) as matching ["*"]', () => {
+    expect(planSync({ ...base, desired: { ...desired, events: ['*'] }, secret: { kind: 'none' }, actual: actual({ events: [] }) })).toEqual({ action: 'none' });
+    expect(planSync({ ...base, desired: { ...desired, events: ['a.*'] }, secret: { kind: 'none' }, actual: actual({ events: [] }) })).toMatchObject({ action: 'update', patch: { events: ['a.*'] } });
   });
 
   it('updates only the fields that drifted', () => {

@@ -20,7 +20,24 @@ export function fieldOf(instancePath: string): string {
     .join('.');
 }
 
-export function toFieldIssues(errors: Iterable<TLocalizedValidationError>, rootName = 'body'): FieldIssue[] {
+/**
+ * The message a schema gives for one of its keywords (`errorMessage: {minItems: '…'}`, the ajv-errors
+ * convention), found by the error's schema path (`#/properties/events`), if any.
+ */
+export function schemaErrorMessage(schema: unknown, schemaPath: string, keyword: string): string | undefined {
+  let node: unknown = schema;
+  for (const segment of schemaPath.split('/').slice(1)) {
+    if (typeof node !== 'object' || node === null) return undefined;
+    node = (node as Record<string, unknown>)[segment.replace(/~1/g, '/').replace(/~0/g, '~')];
+  }
+  if (typeof node !== 'object' || node === null) return undefined;
+  const messages = (node as { errorMessage?: unknown }).errorMessage;
+  const message = typeof messages === 'object' && messages !== null ? (messages as Record<string, unknown>)[keyword] : undefined;
+  return typeof message === 'string' ? message : undefined;
+}
+
+/** `schema`: the one the errors came from, for the messages it words itself. */
+export function toFieldIssues(errors: Iterable<TLocalizedValidationError>, rootName = 'body', schema?: unknown): FieldIssue[] {
   const issues: FieldIssue[] = [];
   const allowedByPath = new Map<string, unknown[]>();
   const unionPaths = new Set<string>();
@@ -53,7 +70,7 @@ export function toFieldIssues(errors: Iterable<TLocalizedValidationError>, rootN
         unionPaths.add(field);
         break;
       default:
-        issues.push({ field: field || rootName, message: error.message });
+        issues.push({ field: field || rootName, message: schemaErrorMessage(schema, error.schemaPath, error.keyword) ?? error.message });
     }
   }
   for (const field of unionPaths) {

@@ -81,7 +81,7 @@ export const typeboxValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schem
     const candidate = fromWire ? Value.Default(schema, coerceWireStrings(schema as SchemaShape, input)) : input;
     if (unsafe.length === 0 && check.Check(candidate)) return { value: candidate };
     const reported = new Set(unsafe.map((issue) => issue.field));
-    const issues = [...unsafe, ...toFieldIssues(check.Errors(candidate), rootName).filter((issue) => !reported.has(issue.field))];
+    const issues = [...unsafe, ...toFieldIssues(check.Errors(candidate), rootName, schema).filter((issue) => !reported.has(issue.field))];
     return { error: new ValidationError(issues) };
   };
 };

@@ -16,6 +16,7 @@ import { HealthFacts } from './HealthNote';
 import { RecentDeliveries } from './RecentDeliveries';
 import { RecoverDeliveries } from './RecoverDeliveries';
 import { RotateSecret } from './RotateSecret';
+import { isEveryEvent } from './subscriber-form-model';
 
 export function SubscriberDetail({ id }: { id: string }) {
   const { api, can, notify } = useSession();
@@ -100,7 +101,7 @@ export function SubscriberDetail({ id }: { id: string }) {
             <dt>Target URL</dt>
             <dd class="url">{subscriber.targetUrl}</dd>
             <dt>Events</dt>
-            <dd>{subscriber.events.length === 0 ? 'All events' : subscriber.events.map((pattern) => <code key={pattern} class="scope">{pattern}</code>)}</dd>
+            <dd>{isEveryEvent(subscriber.events) ? 'All events' : subscriber.events.map((pattern) => <code key={pattern} class="scope">{pattern}</code>)}</dd>
             <dt>Time-out</dt>
             <dd>{subscriber.timeoutMs} ms</dd>
             <dt>Ordering</dt>

@@ -105,7 +105,7 @@ export function SubscriberForm({ id }: { id?: string }) {
               {(describedBy, invalid) => <input {...input('secret')} type="password" autoComplete="new-password" aria-describedby={describedBy} aria-invalid={invalid} />}
             </Field>
           )}
-          <Field id="field-events" label="Event types" hint="Patterns such as order.created, order.*, *.deleted or *, separated by commas or spaces. Empty: every event." error={errors.events}>
+          <Field id="field-events" label="Event types" hint="Patterns such as order.created, order.*, *.deleted or *, separated by commas or spaces. Empty or *: every event." error={errors.events}>
             {(describedBy, invalid) => (
               <textarea
                 id="field-events"

@@ -11,6 +11,7 @@ import { PageHeading } from '../../ui/PageHeading';
 import { Pager } from '../../ui/Pager';
 import { EnabledBadge } from '../../ui/StatusBadge';
 import { HealthNote } from './HealthNote';
+import { isEveryEvent } from './subscriber-form-model';
 
 function matches(subscriber: Subscriber, search: string): boolean {
   const needle = search.trim().toLowerCase();
@@ -91,7 +92,7 @@ export function SubscribersList({ offset }: { offset: number }) {
                         </div>
                       </td>
                       <td class="url">{subscriber.targetUrl}</td>
-                      <td>{subscriber.events.length === 0 ? <span class="muted">all events</span> : subscriber.events.join(', ')}</td>
+                      <td>{isEveryEvent(subscriber.events) ? <span class="muted">all events</span> : subscriber.events.join(', ')}</td>
                       <td>
                         <EnabledBadge enabled={subscriber.enabled} /> <HealthNote health={subscriber.health} />
                       </td>

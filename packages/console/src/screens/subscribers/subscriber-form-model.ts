@@ -58,6 +58,17 @@ export function parsePatterns(text: string): string[] {
   return text.split(/[\s,]+/).filter(Boolean);
 }
 
+/** The field's patterns as sent: an empty field means every event, which the API spells `["*"]` (it refuses `[]`). */
+export function eventsOf(text: string): string[] {
+  const patterns = parsePatterns(text);
+  return patterns.length > 0 ? patterns : ['*'];
+}
+
+/** Whether stored patterns mean every event: `["*"]`, or `[]` as subscribers stored before it was refused hold. */
+export function isEveryEvent(events: readonly string[]): boolean {
+  return events.length === 0 || (events.length === 1 && events[0] === '*');
+}
+
 /** A number when the text is one; otherwise the text, for the API to refuse with a field message. */
 function timeoutOf(text: string): number | undefined {
   const trimmed = text.trim();
@@ -70,7 +81,7 @@ export function createBody(values: FormValues): SubscriberInput {
   const body: SubscriberInput = {
     displayName: values.displayName.trim(),
     targetUrl: values.targetUrl.trim(),
-    events: parsePatterns(values.events),
+    events: eventsOf(values.events),
     enabled: values.enabled,
   };
   if (values.id.trim()) body.id = values.id.trim();
@@ -89,8 +100,9 @@ export function changedFields(original: Subscriber, values: FormValues): Subscri
   if (displayName !== original.displayName) changes.displayName = displayName;
   const targetUrl = values.targetUrl.trim();
   if (targetUrl !== original.targetUrl) changes.targetUrl = targetUrl;
-  const events = parsePatterns(values.events);
-  if (events.join('\n') !== original.events.join('\n')) changes.events = events;
+  const events = eventsOf(values.events);
+  const sameEvents = isEveryEvent(events) ? isEveryEvent(original.events) : events.join('\n') === original.events.join('\n');
+  if (!sameEvents) changes.events = events;
   if (values.enabled !== original.enabled) changes.enabled = values.enabled;
   const timeoutMs = timeoutOf(values.timeoutMs);
   if (timeoutMs !== undefined && timeoutMs !== original.timeoutMs) changes.timeoutMs = timeoutMs;
