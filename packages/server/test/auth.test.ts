@@ -29,6 +29,7 @@ const ROUTES: RouteCase[] = [
   { method: 'PUT', path: `${SUB}/auth-hook`, grantedBy: [SCOPES.subscriberUpdate, SCOPES.subscriberManage], json: { displayName: 'y' } },
   { method: 'GET', path: `${SUB}/auth-hook/deliveries`, grantedBy: [SCOPES.subscriberRead, SCOPES.subscriberManage] },
   { method: 'DELETE', path: `${SUB}/no-such-hook`, grantedBy: [SCOPES.subscriberDelete, SCOPES.subscriberManage] },
+  { method: 'POST', path: `${SUB}/filter-preview`, grantedBy: [SCOPES.subscriberCreate, SCOPES.subscriberManage], json: { filter: { type: 'a.b' } } },
   { method: 'GET', path: EVENTS, grantedBy: [SCOPES.eventRead] },
   { method: 'GET', path: `${EVENTS}/no-such-event`, grantedBy: [SCOPES.eventRead] },
   { method: 'POST', path: EVENTS, grantedBy: [SCOPES.eventPublish], json: { eventType: 'apikey.generated', aggregateId: 'k1', data: {} } },
@@ -126,6 +127,17 @@ describe('scopes', () => {
       const response = await t.api.request(route.method, route.path, { token: await token(scopes), json: route.json });
       expect([401, 403], `${scopes.join(',')} → ${response.status}`).not.toContain(response.status);
     }
+  });
+
+  it('the filter preview answers 403 to a dp:event:read token, which could otherwise probe data values GET never returns', async () => {
+    await t.api.post(EVENTS, { eventType: 'oracle.test', aggregateId: 'o1', data: { apiKey: 'sk_live_abc' } });
+    const probe = { filter: { 'data.apiKey': { $startsWith: 'sk_live_a' } }, events: ['oracle.*'] };
+    const reader = await t.api.post<ErrorBody>(`${SUB}/filter-preview`, probe, { token: await token([SCOPES.eventRead]) });
+    expect(reader.status).toBe(403);
+    expect(reader.body).toMatchObject({ code: 'FORBIDDEN', message: expect.stringContaining(SCOPES.subscriberCreate) });
+    const creator = await t.api.post<{ list: Array<{ matches: boolean }> }>(`${SUB}/filter-preview`, probe, { token: await token([SCOPES.subscriberCreate]) });
+    expect(creator.status).toBe(200);
+    expect(creator.body.list[0]!.matches).toBe(true);
   });
 
   it('the event routes answer 403 to a token without dp:event:read (spec C)', async () => {

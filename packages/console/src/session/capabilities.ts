@@ -14,6 +14,11 @@ export interface Capabilities {
   updateSubscriber: Capability;
   deleteSubscriber: Capability;
   readEvents: Capability;
+  /**
+   * Trying a payload filter on recent events: it needs what creating a subscriber with that filter
+   * needs, since its answers reveal data values as such a subscriber's deliveries would.
+   */
+  previewFilter: Capability;
   manageDeliveries: Capability;
   /** True when no change at all is possible (read-only host, or a token without write scopes). */
   readOnly: boolean;
@@ -45,6 +50,8 @@ export function capabilitiesOf(grantedScopes: readonly string[], readOnlyHost: b
   return {
     readSubscribers: scopeCapability(scopes, 'dp:webhook_subscriber:read', SUBSCRIBER_MANAGE),
     readEvents: scopeCapability(scopes, 'dp:event:read'),
+    // A POST, so a read-only host refuses it like a change, though nothing is stored.
+    previewFilter: writeCapability(scopes, readOnlyHost, 'dp:webhook_subscriber:create', SUBSCRIBER_MANAGE),
     ...writes,
     readOnly: Object.values(writes).every((capability) => !capability.allowed),
   };

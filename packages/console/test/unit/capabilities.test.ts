@@ -14,6 +14,9 @@ describe('what a credential may do in the console', () => {
     expect(can.readSubscribers.allowed).toBe(true);
     expect(can.createSubscriber).toEqual({ allowed: false, reason: 'Your token lacks the dp:webhook_subscriber:create (or dp:webhook_subscriber:manage) scope.' });
     expect(can.manageDeliveries.reason).toBe('Your token lacks the dp:delivery:manage scope.');
+    // Reading events is not enough to try a filter: its answers would reveal data values.
+    expect(can.previewFilter).toEqual({ allowed: false, reason: 'Your token lacks the dp:webhook_subscriber:create (or dp:webhook_subscriber:manage) scope.' });
+    expect(capabilitiesOf(['dp:webhook_subscriber:create'], false).previewFilter.allowed).toBe(true);
   });
 
   it('grants single CRUD scopes one by one', () => {

@@ -123,11 +123,13 @@ export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOpti
     },
   );
 
-  // Reads the org's recent events, so it takes the event-read scope, not a subscriber scope.
+  // Its answers reveal data values no read returns (a `$startsWith` probe, letter by letter), just
+  // as deliveries to a subscriber with that filter would: so it takes the scope that may create such
+  // a subscriber. No scope reads event data in full; `dp:event:read` alone must not.
   app.post(
     '/webhook-subscribers/filter-preview',
     {
-      config: { scope: SCOPES.eventRead },
+      config: { scope: SCOPES.subscriberCreate },
       schema: {
         operationId: 'previewWebhookSubscriberFilter',
         summary: 'Try a payload filter on the most recent events (nothing is stored)',

@@ -7,7 +7,7 @@ import type { FilterPreview } from '../../api/types';
 import { useSession } from '../../session/context';
 import { Field } from '../../ui/Field';
 import { Time } from '../../ui/Time';
-import { parseFilterText, parsePatterns } from './subscriber-form-model';
+import { eventsOf, parseFilterText } from './subscriber-form-model';
 
 const PREVIEW_DELAY_MS = 400;
 
@@ -19,14 +19,14 @@ export function FilterEditor({ value, events, error, onInput }: { value: string;
   const parsed = parseFilterText(value);
 
   useEffect(() => {
-    if (parsed.kind !== 'filter' || !can.readEvents.allowed) {
+    if (parsed.kind !== 'filter' || !can.previewFilter.allowed) {
       setState({ kind: 'idle' });
       return;
     }
     let current = true;
     setState({ kind: 'loading' });
     const timer = setTimeout(() => {
-      api.previewFilter(parsed.filter, parsePatterns(events)).then(
+      api.previewFilter(parsed.filter, eventsOf(events)).then(
         (preview) => current && setState({ kind: 'shown', preview }),
         (caught: unknown) => {
           if (!current) return;
@@ -40,7 +40,7 @@ export function FilterEditor({ value, events, error, onInput }: { value: string;
       clearTimeout(timer);
     };
     // The parsed filter is derived from `value`; re-run on the text, not on a new object each render.
-  }, [value, events, can.readEvents.allowed]);
+  }, [value, events, can.previewFilter.allowed]);
 
   return (
     <>
@@ -59,7 +59,7 @@ export function FilterEditor({ value, events, error, onInput }: { value: string;
           <h2 id="filter-preview-heading" class="hint">
             Recent events this filter lets through
           </h2>
-          {!can.readEvents.allowed && <p class="muted">Your token cannot read events (dp:event:read), so no preview.</p>}
+          {!can.previewFilter.allowed && <p class="muted">{can.previewFilter.reason} No preview: it shows what a subscriber with this filter would receive.</p>}
           {state.kind === 'loading' && <p class="muted" aria-busy="true">Checking the recent events…</p>}
           {state.kind === 'refused' && <p class="field-error" id="filter-preview-error">{state.message}</p>}
           {state.kind === 'shown' && <PreviewList preview={state.preview} />}
