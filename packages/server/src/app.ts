@@ -39,6 +39,11 @@ export const MANAGEMENT_API_PREFIX = '/api/v1';
 /** Longer path parameters are refused before routing (400 naming the parameter). */
 export const MAX_PARAM_LENGTH = 1000;
 
+/** How often Node looks for connections past their headers or request timeout: 100 ms – 1 s. */
+export function timeoutCheckInterval(headersTimeoutMs: number): number {
+  return Math.min(1000, Math.max(100, Math.floor(headersTimeoutMs / 10)));
+}
+
 export interface AppDeps {
   herald: Herald;
   tokens: TokenStore;
@@ -73,8 +78,17 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     clientErrorHandler: handleClientError,
     frameworkErrors: frameworkErrorHandler(routes, MAX_PARAM_LENGTH),
-    // Node would answer a missing Host with an empty 400; the hook below answers it in our shape.
-    http: { requireHostHeader: false },
+    // A client that sends its request a line at a time would otherwise hold a connection for
+    // minutes: both bounds are answered 408 (errors/client-error.ts) and the socket closed.
+    requestTimeout: config.requestTimeoutMs,
+    http: {
+      // Node would answer a missing Host with an empty 400; the hook below answers it in our shape.
+      requireHostHeader: false,
+      headersTimeout: config.headersTimeoutMs,
+      // Node enforces both timeouts only when it checks its connections (every 30 s by default),
+      // so it checks often enough to close a connection within about a tenth of the bound.
+      connectionsCheckingInterval: timeoutCheckInterval(config.headersTimeoutMs),
+    },
   }).withTypeProvider<TypeBoxTypeProvider>();
 
   app.setValidatorCompiler(typeboxValidatorCompiler);

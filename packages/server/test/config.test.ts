@@ -25,6 +25,8 @@ describe('loadConfig', () => {
       logLevel: 'info',
       dataDir: './.data',
       drainTimeoutMs: 10_000,
+      headersTimeoutMs: 10_000,
+      requestTimeoutMs: 30_000,
     });
     expect(config.masterKeys).toBeUndefined();
   });
@@ -52,6 +54,8 @@ describe('loadConfig', () => {
         HERALD_DATA_DIR: '/var/lib/herald',
         HERALD_DRAIN_TIMEOUT: '20s',
         HERALD_LISTEN_GRACE: '90s',
+        HERALD_HEADERS_TIMEOUT: '5s',
+        HERALD_REQUEST_TIMEOUT: '1m',
         HERALD_JWT_JWKS_URL: 'https://idp.example.com/jwks.json',
         HERALD_JWT_ISSUER: 'https://idp.example.com/',
         HERALD_JWT_AUDIENCE: 'herald',
@@ -77,8 +81,17 @@ describe('loadConfig', () => {
       dataDir: '/var/lib/herald',
       drainTimeoutMs: 20_000,
       listenGraceMs: 90_000,
+      headersTimeoutMs: 5_000,
+      requestTimeoutMs: 60_000,
       jwt: { jwksUrl: 'https://idp.example.com/jwks.json', issuer: 'https://idp.example.com/', audience: 'herald', orgClaim: 'tenant', clockToleranceSec: 30 },
     });
+  });
+
+  it('request timeouts: the headers bound may not exceed the request bound (Node refuses it)', () => {
+    expect(problemsOf(() => loadConfig({ env: { ...MONGO, HERALD_HEADERS_TIMEOUT: '40s' } }))).toEqual([
+      'headersTimeoutMs (HERALD_HEADERS_TIMEOUT): must be at most requestTimeoutMs (HERALD_REQUEST_TIMEOUT), 30000',
+    ]);
+    expect(() => loadConfig({ env: { ...MONGO, HERALD_HEADERS_TIMEOUT: '0' } })).toThrow(/HERALD_HEADERS_TIMEOUT/);
   });
 
   it('HERALD_BREAKER: off turns endpoint health off; a bad value names the variable', () => {

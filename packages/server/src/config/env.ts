@@ -28,6 +28,8 @@ export const ENV_NAMES: Record<string, string> = {
   logFormat: 'HERALD_LOG_FORMAT',
   dataDir: 'HERALD_DATA_DIR',
   drainTimeoutMs: 'HERALD_DRAIN_TIMEOUT',
+  headersTimeoutMs: 'HERALD_HEADERS_TIMEOUT',
+  requestTimeoutMs: 'HERALD_REQUEST_TIMEOUT',
   listenGraceMs: 'HERALD_LISTEN_GRACE',
   seedTokensFile: 'HERALD_SEED_TOKENS_FILE',
   'jwt.jwksUrl': 'HERALD_JWT_JWKS_URL',
@@ -122,6 +124,8 @@ export function configFromEnv(env: Env, readFile: (path: string) => string): Raw
   set('logFormat', text('HERALD_LOG_FORMAT'));
   set('dataDir', text('HERALD_DATA_DIR'));
   set('drainTimeoutMs', text('HERALD_DRAIN_TIMEOUT') && durationOrRaw(text('HERALD_DRAIN_TIMEOUT')!));
+  set('headersTimeoutMs', text('HERALD_HEADERS_TIMEOUT') && durationOrRaw(text('HERALD_HEADERS_TIMEOUT')!));
+  set('requestTimeoutMs', text('HERALD_REQUEST_TIMEOUT') && durationOrRaw(text('HERALD_REQUEST_TIMEOUT')!));
   set('listenGraceMs', text('HERALD_LISTEN_GRACE') && durationOrRaw(text('HERALD_LISTEN_GRACE')!));
   set('seedTokensFile', text('HERALD_SEED_TOKENS_FILE'));
   return raw;

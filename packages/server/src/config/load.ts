@@ -67,7 +67,7 @@ function isPublicKeyPem(pem: string): boolean {
 
 /**
  * Checks that the schema cannot express: key sizes, the current key's presence, one JWT key source,
- * the event catalog's schemas and examples.
+ * the request timeouts' order, the event catalog's schemas and examples.
  */
 function semanticProblems(config: HostConfig): string[] {
   const problems: string[] = [];
@@ -86,6 +86,10 @@ function semanticProblems(config: HostConfig): string[] {
     problems.push('jwt.publicKeyPem (HERALD_JWT_PUBLIC_KEY): not a PEM-encoded public key');
   }
   if (config.publicBaseUrl && !/^https?:\/\//.test(config.publicBaseUrl)) problems.push('publicBaseUrl: must be an http(s) URL');
+  // Node refuses a headers timeout longer than the request timeout.
+  if (config.headersTimeoutMs > config.requestTimeoutMs) {
+    problems.push(`headersTimeoutMs (HERALD_HEADERS_TIMEOUT): must be at most requestTimeoutMs (HERALD_REQUEST_TIMEOUT), ${config.requestTimeoutMs}`);
+  }
   problems.push(...eventTypeProblems(config));
   return problems;
 }

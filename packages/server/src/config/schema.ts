@@ -94,6 +94,18 @@ export const HostConfig = Type.Object(
     ),
     dataDir: Type.String({ minLength: 1, default: './.data' }),
     drainTimeoutMs: Type.Integer({ minimum: 0, maximum: 600_000, default: 10_000 }),
+    headersTimeoutMs: Type.Integer({
+      minimum: 100,
+      maximum: 600_000,
+      default: 10_000,
+      description: 'A connection still sending its request headers after this long is answered 408 and closed.',
+    }),
+    requestTimeoutMs: Type.Integer({
+      minimum: 100,
+      maximum: 3_600_000,
+      default: 30_000,
+      description: 'A request (headers and body) not received in full after this long is answered 408 and closed; at least headersTimeoutMs.',
+    }),
     listenGraceMs: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 600_000, description: 'How long a `herald webhooks listen` listener waits for its CLI to resume a dropped stream (default 60 s; 0: deleted at once).' }),
     ),
