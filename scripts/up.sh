@@ -14,6 +14,10 @@ DATA="$ROOT/.data"
 NODE="$ROOT/node_modules/.bin/node" # Node 24 from the `node` devDependency (PATH may have an older one)
 SERVER="$ROOT/packages/server/dist/bin/herald-server.js"
 CLI="$ROOT/packages/cli/dist/bin/herald.js"
+# shellcheck source=scripts/private-files.sh
+. "$ROOT/scripts/private-files.sh"
+# The first start prints the bootstrap token: if that goes to a file, only its owner may read it.
+restrict_redirected_output
 mkdir -p "$DATA"
 chmod 700 "$DATA"
 # As root, PostgreSQL runs as the `postgres` user, which must pass through .data to its cluster
@@ -62,6 +66,7 @@ if [[ -n "${MONGODB_URI:-}" ]]; then
 elif command -v mongod >/dev/null; then
   port="$(free_port)"
   mkdir -p "$DATA/mongo"
+  private_file "$DATA/mongod.log"
   detach mongod --dbpath "$DATA/mongo" --bind_ip 127.0.0.1 --port "$port" --quiet >"$DATA/mongod.log" 2>&1 &
   db_pid=$!
   wait_for_port "$port" mongod
@@ -71,6 +76,8 @@ else
   [[ -x "$ROOT/.tools/bin/ferretdb" ]] || bash scripts/tools/ferretdb.sh >/dev/null
   mkdir -p "$DATA/store"
   rm -f "$DATA/store/uri"
+  private_file "$DATA/store/uri"
+  private_file "$DATA/store.log"
   # test/support/ferretdb.ts: PostgreSQL (npm's embedded-postgres binaries) + FerretDB in front.
   detach "$NODE" "$ROOT/test/support/ferretdb.ts" "$DATA/store" --restart-when-stuck >"$DATA/store/uri" 2>"$DATA/store.log" &
   db_pid=$!
@@ -86,7 +93,8 @@ fi
 
 if [[ -z "${HERALD_MASTER_KEY:-}" && -z "${HERALD_MASTER_KEYS:-}" ]]; then
   if [[ ! -s "$DATA/master-key" ]]; then
-    (umask 077 && "$NODE" -e 'process.stdout.write(require("crypto").randomBytes(32).toString("base64"))' >"$DATA/master-key")
+    private_file "$DATA/master-key"
+    "$NODE" -e 'process.stdout.write(require("crypto").randomBytes(32).toString("base64"))' >"$DATA/master-key"
     say "generated a dev master key in .data/master-key"
   fi
   chmod 600 "$DATA/master-key"
@@ -105,7 +113,8 @@ export HERALD_CONFIG="${HERALD_CONFIG:-$ROOT/scripts/dev-config.json}"
 url="http://$HERALD_HOST:$HERALD_PORT"
 # The dev stack's database for the host's own commands (`herald-server token create`, …):
 # `. .data/dev.env` in another shell points them at it.
-(umask 077 && printf 'export HERALD_MONGODB_URI=%q\nexport HERALD_DATA_DIR=%q\n' "$HERALD_MONGODB_URI" "$HERALD_DATA_DIR" >"$DATA/dev.env")
+private_file "$DATA/dev.env"
+printf 'export HERALD_MONGODB_URI=%q\nexport HERALD_DATA_DIR=%q\n' "$HERALD_MONGODB_URI" "$HERALD_DATA_DIR" >"$DATA/dev.env"
 
 marker="$(mktemp)"
 detach "$NODE" "$SERVER" start &
