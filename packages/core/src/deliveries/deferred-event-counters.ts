@@ -85,7 +85,12 @@ export class DeferredEventCounters {
   rememberRead(eventId: string, counters: EventCounters, mark: number): void {
     const lastWrite = this.lastWrite.get(eventId) ?? (mark < this.forgottenUpTo ? Number.POSITIVE_INFINITY : 0);
     if (lastWrite > mark) return;
-    this.remember(eventId, counters);
+    // A read newer than the counters the held changes are reckoned from replaces them: it has every
+    // change written so far — this process's and those written directly, such as a redelivery's —
+    // and none of the held ones, which are not written yet.
+    const held = this.held.get(eventId);
+    if (held) held.stored = counters;
+    else this.remember(eventId, counters);
   }
 
   /** Whether this process holds unwritten changes for the event. */

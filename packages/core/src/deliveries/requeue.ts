@@ -46,11 +46,15 @@ export async function requeueRows(context: CoreContext, filter: Filter<DeliveryD
       if (result.modifiedCount !== part.length) exact = false;
     }
   }
-  if (back.length > 0 && !(await moveBackToQueue(context, back, fresh))) exact = false;
+  // The events' counters first, then the rows: an engine that sends a moved row reads its event
+  // with the row already counted, so what it adds up from there settles the event. (A crash in
+  // between leaves the event DISPATCHED and quiet, and the reconciliation recounts it.)
   const deltas = new EventDeltas();
   for (const row of back) deltas.add(row.eventId, rowDelta(row.status, 'PENDING'));
-  if (exact) await applyEventDeltas(collections, compat, deltas, now);
-  else await recountEvents(collections, compat, [...new Set([...back, ...again].map((row) => row.eventId))], now);
+  await applyEventDeltas(collections, compat, deltas, now);
+  if (back.length > 0 && !(await moveBackToQueue(context, back, fresh))) exact = false;
+  // A row some other writer moved or claimed meanwhile was counted here all the same: recount.
+  if (!exact) await recountEvents(collections, compat, [...new Set([...back, ...again].map((row) => row.eventId))], now);
   context.engine.notify();
   return [...back, ...again].map((row) => row._id);
 }

@@ -124,3 +124,19 @@ test('counters read to send rows are used instead of a second read, unless this 
   await counters.flush(new Date(2_500));
   expect(await collections.events.findOne({ _id: 'e-stale' })).toMatchObject({ openDeliveries: 1, status: 'DISPATCHED' });
 });
+
+test('a fresh read replaces the counters held changes are reckoned from: a redelivery written directly meanwhile is not overlooked', async () => {
+  await collections.events.insertOne(event('e-redelivered', { openDeliveries: 0, status: 'ALL_DELIVERED' }));
+  const counters = new DeferredEventCounters(collections, storeCompat('ferretdb-v1'));
+  // Read when nothing was open; one requeued row settles: no status change, so held.
+  counters.rememberRead('e-redelivered', { open: 0, failed: 0, status: 'ALL_DELIVERED' }, counters.readMark());
+  await counters.apply(settling('e-redelivered', 'DELIVERED'), new Date(1_000));
+  expect(counters.holds('e-redelivered')).toBe(true);
+  // A redelivery of the other two rows is written directly (+2, DISPATCHED) and the engine reads the event to send them.
+  await collections.events.updateOne({ _id: 'e-redelivered' }, { $set: { openDeliveries: 3, status: 'DISPATCHED' } });
+  counters.rememberRead('e-redelivered', { open: 3, failed: 0, status: 'DISPATCHED' }, counters.readMark());
+  // Their two settles make three with the held one: the event settles now, not at the next flush.
+  await counters.apply(settling('e-redelivered', 'DELIVERED', 'DELIVERED'), new Date(2_000));
+  expect(counters.holds('e-redelivered')).toBe(false);
+  expect(await collections.events.findOne({ _id: 'e-redelivered' })).toMatchObject({ openDeliveries: 0, status: 'ALL_DELIVERED' });
+});
