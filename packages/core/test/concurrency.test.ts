@@ -117,6 +117,27 @@ describe('subscriber updates', () => {
   });
 });
 
+describe('listeners', () => {
+  test(`a listener's renewal and a concurrent update both stay (${ROUNDS} rounds)`, async () => {
+    for (let round = 0; round < ROUNDS; round++) {
+      const scope = { orgId: `listener-${round}` };
+      const created = await heralds[0].subscribers.create(
+        scope,
+        { displayName: 'listen', targetUrl: 'https://example.com/listen', events: ['invoice.paid'] },
+        { listener: { expiresAt: new Date(Date.now() + 1_000) } },
+      );
+      const renewedTo = new Date(Date.now() + 600_000);
+      const [, renewed] = await Promise.all([
+        heralds[1].subscribers.update(scope, created.id, { displayName: `renamed-${round}` }),
+        heralds[0].subscribers.renewListener(scope, created.id, renewedTo),
+      ]);
+      expect(renewed).toBe(true);
+      const stored = await collections.subscribers.findOne({ orgId: scope.orgId, handle: created.id });
+      expect(stored).toMatchObject({ displayName: `renamed-${round}`, listener: { expiresAt: renewedTo }, revision: 2 });
+    }
+  });
+});
+
 describe('publishing', () => {
   test(`one event per idempotency key, however many publish it at once (${ROUNDS} rounds)`, async () => {
     for (let round = 0; round < ROUNDS; round++) {

@@ -112,6 +112,34 @@ export function createSubscriberService(context: CoreContext): SubscriberService
     return document;
   }
 
+  /**
+   * Writes `change(current)` over the stored document, conditional on the revision it was made
+   * from, re-reading and re-applying it when another writer got there first; undefined when it kept
+   * losing. `change` returns the next document with the revision after the current one.
+   */
+  async function replaceByRevision(
+    id: string,
+    handle: string,
+    change: (current: SubscriberDocument) => SubscriberDocument,
+  ): Promise<{ current: SubscriberDocument; next: SubscriberDocument } | undefined> {
+    for (let round = 0; round < UPDATE_ROUNDS; round++) {
+      if (round > 0) await pause(round - 1);
+      const current = await collections.subscribers.findOne({ _id: id });
+      if (!current || current.handle !== handle) throw notFound(handle);
+      const next = change(current);
+      if (!(await takeWriteTurn(collections, context.compat, 'subscriber', current._id, next.revision, next.updatedAt))) continue;
+      try {
+        // `null` also matches documents written without a revision.
+        const result = await collections.subscribers.replaceOne({ _id: current._id, revision: current.revision ?? null }, next);
+        if (result.matchedCount === 1) return { current, next };
+      } catch (error) {
+        if (isDuplicateKeyError(error)) throw handleTaken(next.handle);
+        throw error;
+      }
+    }
+    return undefined;
+  }
+
   return {
     async create(scope, input, options = {}) {
       const document = newSubscriberDocument(validateSubscriberCreate(input, sensitiveFields()), changeContext(scope));
@@ -150,36 +178,17 @@ export function createSubscriberService(context: CoreContext): SubscriberService
     async update(scope, handle, patch) {
       const valid = validateSubscriberUpdate(patch, sensitiveFields());
       const found = await load(scope, handle);
-      for (let round = 0; ; round++) {
-        // Re-read each round: a concurrent update may have changed or renamed it.
-        const current = await collections.subscribers.findOne({ _id: found._id });
-        if (!current || current.handle !== handle) throw notFound(handle);
-        const next = patchedSubscriberDocument(current, valid, changeContext(scope));
-        let replaced = 0;
-        if (await takeWriteTurn(collections, context.compat, 'subscriber', current._id, next.revision, next.updatedAt)) {
-          try {
-            // Conditional on the revision we read, so a concurrent writer makes this one start over
-            // with its change applied. (`null` also matches documents written without a revision.)
-            replaced = (await collections.subscribers.replaceOne({ _id: current._id, revision: current.revision ?? null }, next)).matchedCount;
-          } catch (error) {
-            if (isDuplicateKeyError(error)) throw handleTaken(next.handle);
-            throw error;
-          }
-        }
-        if (replaced === 0) {
-          if (round + 1 >= UPDATE_ROUNDS) throw new ConflictError(`webhook subscriber "${handle}" was modified concurrently; retry the update`);
-          await pause(round);
-          continue;
-        }
-        if (next.handle !== current.handle) {
-          await rememberHandle(collections, next);
-          await forgetHandle(collections, scope.orgId, current.handle, current._id);
-        }
-        await bumpSubscribersRevision(collections, scope.orgId);
-        if (current.enabled && !next.enabled) cancelInBackground(current._id, CANCELLED_DISABLED, next.updatedAt);
-        else if (current.ordering === 'aggregate' && next.ordering !== 'aggregate') releaseInBackground(current._id, next.updatedAt);
-        return respond(next);
+      const written = await replaceByRevision(found._id, handle, (current) => patchedSubscriberDocument(current, valid, changeContext(scope)));
+      if (!written) throw new ConflictError(`webhook subscriber "${handle}" was modified concurrently; retry the update`);
+      const { current, next } = written;
+      if (next.handle !== current.handle) {
+        await rememberHandle(collections, next);
+        await forgetHandle(collections, scope.orgId, current.handle, current._id);
       }
+      await bumpSubscribersRevision(collections, scope.orgId);
+      if (current.enabled && !next.enabled) cancelInBackground(current._id, CANCELLED_DISABLED, next.updatedAt);
+      else if (current.ordering === 'aggregate' && next.ordering !== 'aggregate') releaseInBackground(current._id, next.updatedAt);
+      return respond(next);
     },
 
     async delete(scope, handle) {
@@ -193,11 +202,19 @@ export function createSubscriberService(context: CoreContext): SubscriberService
     },
 
     async renewListener(scope, handle, expiresAt) {
-      const result = await collections.subscribers.updateOne(
-        { orgId: scope.orgId, handle, listener: { $exists: true } },
-        { $set: { 'listener.expiresAt': expiresAt } },
-      );
-      return result.matchedCount > 0;
+      const found = isPossibleHandle(handle) ? await findByHandle(collections, scope.orgId, handle) : null;
+      if (!found?.listener) return false;
+      // A new revision like any change, so an update that read the listener before cannot write the
+      // old expiry back. What it matches does not change: the org's revision stays.
+      const written = await replaceByRevision(found._id, handle, (current) => {
+        if (!current.listener) throw notFound(handle);
+        return { ...current, listener: { expiresAt }, revision: (current.revision ?? 0) + 1 };
+      }).catch((error: unknown) => {
+        if (error instanceof NotFoundError) return 'gone' as const;
+        throw error;
+      });
+      // Kept losing to other writers: the listener is there, and its stream renews it again shortly.
+      return written !== 'gone';
     },
 
     async expiredListeners(scope, now) {
