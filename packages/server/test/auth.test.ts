@@ -110,6 +110,18 @@ describe('credentials', () => {
     expect((await t.api.get(SUB, { token: used.token })).status).toBe(200);
     await expect.poll(async () => (await new TokenStore(t.database.db).list()).find((info) => info._id === used.id)?.lastUsedAt).toBeInstanceOf(Date);
   });
+
+  it('a use recorded at the moment of a revocation never undoes it (20 rounds)', async () => {
+    for (let round = 0; round < 20; round++) {
+      const raced = await t.createToken([SCOPES.subscriberRead], { name: `raced-${round}` });
+      issuedTokens.push(raced.token);
+      // A fresh store per side: nothing cached, and this use is the first its store records.
+      const [, revoked] = await Promise.all([new TokenStore(t.database.db).findActive(raced.token), new TokenStore(t.database.db).revoke(raced.id)]);
+      expect(revoked).toBe(true);
+      await new Promise((resolve) => setTimeout(resolve, 20)); // the use is written after its request
+      expect(await new TokenStore(t.database.db).findActive(raced.token)).toBeUndefined();
+    }
+  });
 });
 
 describe('scopes', () => {

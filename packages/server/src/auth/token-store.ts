@@ -4,6 +4,12 @@ import type { Collection, Db } from 'mongodb';
 import { generateApiToken, generateTokenId, hashApiToken, seededTokenId } from './api-token.js';
 
 export const TOKENS_COLLECTION = 'herald_server_api_tokens';
+/**
+ * When each token was last used, apart from the token documents: a usage write never rewrites a
+ * token, so it cannot undo a revocation made at the same moment on a store whose updates rewrite
+ * the whole document (FerretDB v1), and revoking never waits on usage.
+ */
+export const TOKEN_USAGE_COLLECTION = 'herald_server_api_token_usage';
 /** lastUsedAt is a hint, not an audit log: write it at most once a minute per token. */
 const LAST_USED_WRITE_INTERVAL_MS = 60_000;
 /** Verified tokens are remembered briefly so most requests skip a database read. A revocation made by
@@ -19,6 +25,7 @@ export interface ApiTokenDocument {
   principalId: string;
   createdAt: Date;
   expiresAt: Date | null;
+  /** Written at creation only; later uses are kept in TOKEN_USAGE_COLLECTION (list() shows the newer). */
   lastUsedAt: Date | null;
   revokedAt: Date | null;
   bootstrap: boolean;
@@ -49,11 +56,13 @@ const DUPLICATE_KEY = 11000;
 
 export class TokenStore {
   private readonly collection: Collection<ApiTokenDocument>;
+  private readonly usage: Collection<{ _id: string; lastUsedAt: Date }>;
   private readonly lastUsedWrites = new Map<string, number>();
   private readonly lookupCache = new Map<string, { document: ApiTokenDocument; cachedAt: number }>();
 
   constructor(db: Db) {
     this.collection = db.collection<ApiTokenDocument>(TOKENS_COLLECTION);
+    this.usage = db.collection(TOKEN_USAGE_COLLECTION);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -136,8 +145,11 @@ export class TokenStore {
   }
 
   async list(): Promise<ApiTokenInfo[]> {
-    const documents = await this.collection.find({}, { projection: { tokenHash: 0 } }).sort({ createdAt: 1 }).toArray();
-    return documents as ApiTokenInfo[];
+    const documents = (await this.collection.find({}, { projection: { tokenHash: 0 } }).sort({ createdAt: 1 }).toArray()) as ApiTokenInfo[];
+    if (documents.length === 0) return documents;
+    const usage = await this.usage.find({ _id: { $in: documents.map((document) => document._id) } }).toArray();
+    const lastUsed = new Map(usage.map((entry) => [entry._id, entry.lastUsedAt]));
+    return documents.map((document) => ({ ...document, lastUsedAt: lastUsed.get(document._id) ?? document.lastUsedAt }));
   }
 
   /** Marks the token revoked (kept for the record); false when no live token has that id. */
@@ -171,7 +183,7 @@ export class TokenStore {
     if (now.getTime() - last < LAST_USED_WRITE_INTERVAL_MS) return;
     this.lastUsedWrites.set(id, now.getTime());
     // Fire and forget: a failed hint write must not fail the request it belongs to.
-    this.collection.updateOne({ _id: id }, { $set: { lastUsedAt: now } }).catch(() => this.lastUsedWrites.delete(id));
+    this.usage.updateOne({ _id: id }, { $set: { lastUsedAt: now } }, { upsert: true }).catch(() => this.lastUsedWrites.delete(id));
   }
 }
 
