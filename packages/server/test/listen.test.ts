@@ -105,3 +105,24 @@ test('a read-only instance opens no listener', async () => {
     await readOnly.close();
   }
 }, 30_000);
+
+test('12 listeners opened at once each get the next matching event', async () => {
+  const streams = await Promise.all(Array.from({ length: 12 }, () => openSse(listenUrl('?events=fleet.*'), t.adminToken)));
+  try {
+    const ready = await Promise.all(streams.map(async (stream) => JSON.parse((await stream.next()).data) as { listenerId: string; secret: string }));
+    const published = await t.api.post<{ eventId: string; deliveries: Array<{ subscriberId: string }> }>('/api/v0.9/webhook-events', { eventType: 'fleet.moved', aggregateId: 'truck-1', data: { at: 'depot' } });
+    expect(published.status).toBe(201);
+    // A row for each of them (a listener left by an earlier test for every event may add one).
+    const rows = new Set(published.body.deliveries.map((row) => row.subscriberId));
+    for (const { listenerId } of ready) expect(rows).toContain(listenerId);
+    const frames = await Promise.all(streams.map((stream) => stream.next()));
+    frames.forEach((frame, index) => {
+      expect(frame.event).toBe('delivery');
+      const delivery = JSON.parse(frame.data) as { headers: Record<string, string>; body: string };
+      expect(verify(delivery.headers, delivery.body, ready[index]!.secret).eventId).toBe(published.body.eventId);
+    });
+    await Promise.all(ready.map(async ({ listenerId }) => expect((await call('DELETE', `/api/v0.9/webhook-listen/${listenerId}`, t.adminToken)).status).toBe(204)));
+  } finally {
+    for (const stream of streams) stream.close();
+  }
+});
