@@ -6,6 +6,7 @@
 //   (c) the sink failing 50% with 500s, then recovering;
 //   (e) publishing beside a receiver that fails every attempt (its retries compete with publishes);
 //   (d) head of line: a healthy subscriber alone, then beside one that hangs, on the same origin;
+//   (i) the API right after subscriber writes: a publish after 8 creates at once, a retry, a redelivery;
 //   publish cost: DB commands per published event, from a publisher with no engine;
 //   and the raw ceiling: plain undici POSTs of the same bodies to the same sink, no persistence.
 // Writes .data/bench/delivery.json. Knobs: bench/README.md.
@@ -30,6 +31,7 @@ import { DeliveryStore } from '../packages/core/src/engine/store.js';
 import { silentLogger } from '../packages/core/src/logger.js';
 import { detectStoreCompat } from '../packages/core/src/storage/compat.js';
 import { latencySummary, round } from './stats.js';
+import { apiAfterWrites, apiAfterWritesTargets, type ApiAfterWritesResult } from './api-after-writes.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 // BENCH_QUICK sizes a run to finish in a few minutes.
@@ -44,6 +46,7 @@ const DB_LATENCY_MS = num('BENCH_DB_LATENCY_MS', 2);
 const HOL_RATE = num('BENCH_HOL_RATE', 20);
 const HOL_SECONDS = num('BENCH_HOL_SECONDS', QUICK ? 5 : 10);
 const PUBLISH_COST_EVENTS = num('BENCH_PUBLISH_COST_EVENTS', 100);
+const AFTER_WRITES_ROUNDS = num('BENCH_AFTER_WRITES_ROUNDS', QUICK ? 20 : 100);
 const FAILING_PUBLISH_EVENTS = num('BENCH_FAILING_PUBLISH_EVENTS', 300);
 const RETENTION_EVENTS = num('BENCH_RETENTION_EVENTS', QUICK ? 10_000 : 100_000);
 const RETENTION_WAIT_MS = num('BENCH_RETENTION_WAIT_S', 120) * 1000;
@@ -51,7 +54,7 @@ const RETENTION_RATE = num('BENCH_RETENTION_RATE', 100);
 const RETENTION_SECONDS = num('BENCH_RETENTION_SECONDS', QUICK ? 5 : 10);
 /** The issue's reproduction: 8 publishers beside a receiver answering 500. */
 const FAILING_PUBLISH_CONCURRENCY = 8;
-/** BENCH_ONLY=failing-publish runs scenario (e) alone, BENCH_ONLY=head-of-line (d), BENCH_ONLY=ordering the ordering scenarios (g), (h) (bench/ordering.ts). */
+/** BENCH_ONLY=failing-publish runs scenario (e) alone, BENCH_ONLY=head-of-line (d), BENCH_ONLY=api-after-writes (i), BENCH_ONLY=ordering the ordering scenarios (g), (h) (bench/ordering.ts). */
 const ONLY = process.env.BENCH_ONLY;
 const ENGINE_CONCURRENCY = num('BENCH_ENGINE_CONCURRENCY', 128);
 const PUBLISH_CONCURRENCY = num('BENCH_PUBLISH_CONCURRENCY', 4);
@@ -715,7 +718,8 @@ async function main(): Promise<void> {
     process.exit(0);
   }
   const main = await openBench(uri, dbName, sink);
-  const alone: Record<string, (bench: Bench) => Promise<unknown>> = { 'failing-publish': publishBesideFailing, 'head-of-line': headOfLine, retention: pruningUnderLoad };
+  const afterWrites = (bench: Bench): Promise<ApiAfterWritesResult> => apiAfterWrites(bench.herald, scope, bench.sink.url, AFTER_WRITES_ROUNDS, TIMEOUT_MS);
+  const alone: Record<string, (bench: Bench) => Promise<unknown>> = { 'failing-publish': publishBesideFailing, 'head-of-line': headOfLine, retention: pruningUnderLoad, 'api-after-writes': afterWrites };
   if (ONLY !== undefined) {
     const scenario = alone[ONLY];
     if (!scenario) throw new Error(`BENCH_ONLY must be one of: ${Object.keys(alone).join(', ')}`);
@@ -725,6 +729,7 @@ async function main(): Promise<void> {
     mkdirSync('.data/bench', { recursive: true });
     writeFileSync(`.data/bench/${ONLY}.json`, `${JSON.stringify({ store, quick: QUICK, [ONLY]: outcome }, null, 2)}\n`);
     if (ONLY === 'retention') printRetentionTargets(outcome as RetentionResult);
+    if (ONLY === 'api-after-writes') for (const { label, figure, target, ok } of apiAfterWritesTargets(outcome as ApiAfterWritesResult)) console.log(`  ${label.padEnd(52)} ${figure.padEnd(22)} target ${target.padEnd(16)} ${ok ? 'met' : 'MISSED'}`);
     await main.close();
     sink.process.kill('SIGTERM');
     await ferret?.stop();
@@ -752,6 +757,8 @@ async function main(): Promise<void> {
   console.log(JSON.stringify({ headOfLine: hol }));
   const failingPublish = await publishBesideFailing(main);
   console.log(JSON.stringify({ publishBesideFailing: failingPublish }));
+  const afterWritesResult = await afterWrites(main);
+  console.log(JSON.stringify({ apiAfterWrites: afterWritesResult }));
   // (f) on FerretDB takes many minutes (every query there reads whole collections): BENCH_ONLY=retention.
   const retention = MEMORY_MONGO || process.env.MONGODB_URI ? await pruningUnderLoad(main) : undefined;
   if (retention) console.log(JSON.stringify({ retention }));
@@ -785,6 +792,7 @@ async function main(): Promise<void> {
     publishLatencyMs: publishing.latencyMs,
     headOfLine: { healthyAloneP99Ms: hol.aloneP99, healthyBesideHangingP99Ms: hol.besideHangingP99 },
     publishBesideFailing: failingPublish,
+    apiAfterWrites: afterWritesResult,
     ...(retention ? { retention } : {}),
     ordering,
     lost,
@@ -821,6 +829,7 @@ async function main(): Promise<void> {
   printOrdering(ordering);
   line('lost, duplicates', `${lost}, ${duplicates}`, '0, 0', lost === 0 && duplicates === 0);
   line('peak RSS, scenarios (a)–(d)', `${summary.peakRssMb} MB`, '≤ 300 MB', summary.peakRssMb <= 300);
+  for (const { label, figure, target, ok } of apiAfterWritesTargets(afterWritesResult)) line(label, figure, target, ok);
   if (retention) printRetentionTargets(retention);
   console.log('\nWritten: .data/bench/delivery.json');
   // Stopped here, awaited, so the store shuts down idle and its files are removed; the exit

@@ -12,6 +12,7 @@
 // PARKED_MS — until the delete is done, so the engine cannot settle it in the middle of that delete.
 import type { Filter } from 'mongodb';
 import type { CoreContext } from '../context.js';
+import { claimKey, duplicateIndexes } from '../storage/collections.js';
 import type { DeliveryDocument } from '../storage/documents.js';
 import { applyEventDeltas, chunks, EventDeltas, recountEvents, rowDelta } from './event-counters.js';
 
@@ -20,7 +21,7 @@ export async function requeueRows(context: CoreContext, filter: Filter<DeliveryD
   const [settled, waiting] = await Promise.all([
     collections.deliveries.find({ ...filter, status: { $in: ['DELIVERED', 'FAILED'] } }).toArray(),
     // Held rows of ordered keys (nextAttemptAt null) wait for their turn; a requeue does not jump them ahead.
-    collections.queue.find({ ...filter, status: 'PENDING', nextAttemptAt: { $ne: null } }, { projection: { _id: 1, subscriberId: 1, eventId: 1, attempts: 1 } }).toArray(),
+    collections.queue.find({ ...filter, status: 'PENDING', nextAttemptAt: { $ne: null } }, { projection: { _id: 1, subscriberId: 1, eventId: 1, attempts: 1, nextAttemptAt: 1 } }).toArray(),
   ]);
   const subscriberIds = [...new Set([...settled, ...waiting].map((row) => row.subscriberId))];
   const enabled = new Set(
@@ -29,7 +30,7 @@ export async function requeueRows(context: CoreContext, filter: Filter<DeliveryD
     ),
   );
   const back = settled.filter((row) => enabled.has(row.subscriberId));
-  const again = waiting.filter((row) => enabled.has(row.subscriberId));
+  const again = await claimedForRequeue(context, waiting.filter((row) => enabled.has(row.subscriberId)));
   if (back.length + again.length === 0) return [];
   const now = context.now();
   const fresh = { status: 'PENDING' as const, nextAttemptAt: now, leaseOwner: null, leaseUntil: null, updatedAt: now };
@@ -39,7 +40,7 @@ export async function requeueRows(context: CoreContext, filter: Filter<DeliveryD
     for (const part of chunks(again, compat.maxWriteBatch)) {
       const result = await compat.write(() =>
         collections.queue.bulkWrite(
-          part.map((row) => ({ updateOne: { filter: { _id: row._id, status: 'PENDING' as const, attempts: row.attempts }, update: { $set: { ...fresh, retryBudgetFrom: row.attempts } } } })),
+          part.map((row) => ({ updateOne: { filter: { _id: row._id, status: 'PENDING' as const, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt }, update: { $set: { ...fresh, retryBudgetFrom: row.attempts } } } })),
           { ordered: false },
         ),
       );
@@ -57,6 +58,26 @@ export async function requeueRows(context: CoreContext, filter: Filter<DeliveryD
   if (!exact) await recountEvents(collections, compat, [...new Set([...back, ...again].map((row) => row.eventId))], now);
   context.engine.notify();
   return [...back, ...again].map((row) => row._id);
+}
+
+/**
+ * The queued rows this requeue may change. Where conditional writes are not atomic (FerretDB v1) an
+ * engine claiming a row at the same moment could have its claim written over, and send the row
+ * twice; there the requeue claims each row's incarnation as the engine does, and leaves the rows an
+ * engine claimed first to it (they are being sent now).
+ */
+async function claimedForRequeue<T extends Pick<DeliveryDocument, '_id' | 'attempts' | 'nextAttemptAt'>>(context: CoreContext, rows: T[]): Promise<T[]> {
+  const { collections, compat } = context;
+  if (!compat.uniqueKeyClaims || rows.length === 0) return rows;
+  const now = context.now();
+  try {
+    await compat.write(() => collections.claims.insertMany(rows.map((row) => ({ _id: claimKey(row), deliveryId: row._id, owner: 'requeue', createdAt: now })), { ordered: false }));
+    return rows;
+  } catch (error) {
+    const lost = duplicateIndexes(error);
+    if (!lost) throw error;
+    return rows.filter((_, index) => !lost.has(index));
+  }
 }
 
 const PARKED_MS = 10_000;

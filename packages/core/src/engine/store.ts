@@ -8,30 +8,18 @@
 // claim document per row whose `_id` names that incarnation of the row; the unique `_id` decides.
 import type { StoredRetention } from '../retention/policy.js';
 import type { RetentionGroup } from './retention.js';
-import type { AnyBulkWriteOperation, Collection, Db, MongoBulkWriteError } from 'mongodb';
+import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import { DeferredEventCounters } from '../deliveries/deferred-event-counters.js';
 import { applyEventDeltas, EventDeltas, recountEvents, rowDelta } from '../deliveries/event-counters.js';
 import { insertOrReplace } from '../deliveries/rows.js';
 import type { DeliveryStatus } from '../schemas/index.js';
-import { collectionsFor, DUPLICATE_KEY, type Collections } from '../storage/collections.js';
+import { claimKey, collectionsFor, duplicateIndexes, type Collections } from '../storage/collections.js';
 import type { StoreCompat } from '../storage/compat.js';
-import type { AttemptDocument, DeliveryDocument, EventDocument, SubscriberHealthDocument } from '../storage/documents.js';
+import type { AttemptDocument, ClaimDocument, DeliveryDocument, EventDocument, SubscriberHealthDocument } from '../storage/documents.js';
 import { afterSettle, doneId, lowestPerKey, stalledHeads } from '../ordering/keys.js';
 import { releaseRows } from '../ordering/sequences.js';
 import type { Breaker } from './breaker.js';
 import type { SubscriberForSend, WrittenCounters } from './fast-path.js';
-
-export interface ClaimDocument {
-  /** `${deliveryId}:${attempts}:${nextAttemptAt ms}` — one per claimable incarnation of a row. */
-  _id: string;
-  deliveryId: string;
-  owner: string;
-  createdAt: Date;
-}
-
-export function claimKey(row: Pick<DeliveryDocument, '_id' | 'attempts' | 'nextAttemptAt'>): string {
-  return `${row._id}:${row.attempts}:${row.nextAttemptAt?.getTime() ?? 0}`;
-}
 
 /** The recorded end of one attempt (or of a row cancelled before it). */
 export interface Outcome {
@@ -55,7 +43,7 @@ export class DeliveryStore {
 
   constructor(db: Db, prefix: string, compat: StoreCompat) {
     this.collections = collectionsFor(db, prefix);
-    this.claims = db.collection<ClaimDocument>(`${prefix}delivery_claims`);
+    this.claims = this.collections.claims;
     this.compat = compat;
     this.deferredCounters = compat.deferredEventCounters ? new DeferredEventCounters(this.collections, compat) : undefined;
   }
@@ -464,12 +452,4 @@ export class DeliveryStore {
     const result = await this.write(() => this.collections.events.deleteMany({ _id: { $in: ids }, status: { $in: ['ALL_DELIVERED', 'FAILED'] } }));
     return result.deletedCount;
   }
-}
-
-/** The indexes of an unordered insert's duplicate-key failures, or undefined if anything else failed. */
-function duplicateIndexes(error: unknown): Set<number> | undefined {
-  const writeErrors = (error as Partial<MongoBulkWriteError>).writeErrors;
-  const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
-  if (list.length === 0 || list.some((writeError) => writeError.code !== DUPLICATE_KEY)) return undefined;
-  return new Set(list.map((writeError) => writeError.index));
 }

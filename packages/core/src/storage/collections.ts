@@ -1,7 +1,8 @@
 // Collection handles with the configured prefix.
-import type { Collection, Db } from 'mongodb';
+import type { Collection, Db, MongoBulkWriteError } from 'mongodb';
 import type {
   AttemptDocument,
+  ClaimDocument,
   DeliveryDocument,
   EngineStateDocument,
   EventDocument,
@@ -33,6 +34,7 @@ export const COLLECTION_SUFFIXES = {
   orderKeys: 'order_keys',
   orderMarkers: 'order_markers',
   writeTurns: 'write_turns',
+  claims: 'delivery_claims',
 } as const;
 
 export interface Collections {
@@ -56,6 +58,8 @@ export interface Collections {
   orderMarkers: Collection<OrderMarkerDocument>;
   /** Writers' turns at a document's revision, FerretDB v1 only (storage/write-turns.ts). */
   writeTurns: Collection<WriteTurnDocument>;
+  /** Claims of a queued row's incarnations, FerretDB v1 only (ClaimDocument). */
+  claims: Collection<ClaimDocument>;
 }
 
 export function collectionsFor(db: Db, prefix: string): Collections {
@@ -74,7 +78,13 @@ export function collectionsFor(db: Db, prefix: string): Collections {
     orderKeys: db.collection<OrderKeyDocument>(prefix + COLLECTION_SUFFIXES.orderKeys),
     orderMarkers: db.collection<OrderMarkerDocument>(prefix + COLLECTION_SUFFIXES.orderMarkers),
     writeTurns: db.collection<WriteTurnDocument>(prefix + COLLECTION_SUFFIXES.writeTurns),
+    claims: db.collection<ClaimDocument>(prefix + COLLECTION_SUFFIXES.claims),
   };
+}
+
+/** The claim `_id` of a row's current incarnation: a new `attempts` or `nextAttemptAt` is a new one. */
+export function claimKey(row: Pick<DeliveryDocument, '_id' | 'attempts' | 'nextAttemptAt'>): string {
+  return `${row._id}:${row.attempts}:${row.nextAttemptAt?.getTime() ?? 0}`;
 }
 
 /** MongoDB's duplicate-key error code (E11000). */
@@ -105,4 +115,12 @@ export async function upsertWithRetry<T>(upsert: () => Promise<T>, attempts = 3)
       if (attempt >= attempts || !isDuplicateKeyError(error)) throw error;
     }
   }
+}
+
+/** The indexes of an unordered insert's duplicate-key failures, or undefined if anything else failed. */
+export function duplicateIndexes(error: unknown): Set<number> | undefined {
+  const writeErrors = (error as Partial<MongoBulkWriteError>).writeErrors;
+  const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
+  if (list.length === 0 || list.some((writeError) => writeError.code !== DUPLICATE_KEY)) return undefined;
+  return new Set(list.map((writeError) => writeError.index));
 }

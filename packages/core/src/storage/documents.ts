@@ -59,6 +59,18 @@ export interface SubscriberRevisionDocument {
   revision: string;
 }
 
+/**
+ * Where conditional updates are not atomic (FerretDB v1), the claim of one incarnation of a queued
+ * row: whoever inserts it first may change that incarnation (engine/store.ts, deliveries/requeue.ts).
+ */
+export interface ClaimDocument {
+  /** claimKey(row): `${deliveryId}:${attempts}:${nextAttemptAt ms}`. */
+  _id: string;
+  deliveryId: string;
+  owner: string;
+  createdAt: Date;
+}
+
 /** A writer's turn at one revision of a document, where conditional updates are not atomic (storage/write-turns.ts). */
 export interface WriteTurnDocument {
   _id: string;

@@ -2,7 +2,7 @@ import { verify } from '@herald/receiver';
 import { describe, expect, test } from 'vitest';
 import { attemptKeys, attemptRecord, buildOutgoing, outcomeFields } from '../../src/engine/attempt.js';
 import { createKeyCache } from '../../src/engine/keys.js';
-import { claimKey } from '../../src/engine/store.js';
+import { claimKey } from '../../src/storage/collections.js';
 import type { SealedSecret } from '../../src/storage/documents.js';
 
 // A stand-in for the master-key box: the "ciphertext" is the secret itself.

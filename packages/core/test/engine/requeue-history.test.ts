@@ -76,7 +76,7 @@ test(`retries of a delivered row, several at once, keep the row and every attemp
     expect(stored).toEqual({ open: counted.open, failed: counted.failed, status: 'ALL_DELIVERED' });
   }
   console.log(`retry (3 at once) answered in ${latencies.map((ms) => ms.toFixed(0)).join(', ')} ms`);
-});
+}, 30_000 + ROUNDS * 10_000);
 
 test(`redelivering an event sends every row again and keeps each row's attempts (${ROUNDS} rounds)`, async () => {
   const latencies: number[] = [];
@@ -98,4 +98,4 @@ test(`redelivering an event sends every row again and keeps each row's attempts 
     expect(stored).toEqual({ open: 0, failed: 0, status: 'ALL_DELIVERED' });
   }
   console.log(`redeliver answered in ${latencies.map((ms) => ms.toFixed(0)).join(', ')} ms`);
-});
+}, 30_000 + ROUNDS * 10_000);
