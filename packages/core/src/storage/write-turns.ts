@@ -43,3 +43,15 @@ export async function takeWriteTurn(
   }
   return false;
 }
+
+/** Gives a turn back when its write did not happen (refused, or the document had moved on), so the next writer need not wait it out. */
+export async function releaseWriteTurn(
+  collections: Pick<Collections, 'writeTurns'>,
+  compat: Pick<StoreCompat, 'uniqueKeyClaims' | 'write'>,
+  kind: string,
+  documentId: string,
+  revision: number,
+): Promise<void> {
+  if (!compat.uniqueKeyClaims) return;
+  await compat.write(() => collections.writeTurns.deleteOne({ _id: turnId(kind, documentId, revision) }));
+}

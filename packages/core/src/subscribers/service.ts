@@ -6,7 +6,7 @@ import { SUMMARY_PROJECTION, toDeliverySummary, type DeliveryRowSummary } from '
 import { ConflictError, NotFoundError } from '../errors/index.js';
 import { SUBSCRIBER_DELIVERIES_MAX } from '../schemas/index.js';
 import { isDuplicateKeyError } from '../storage/collections.js';
-import { takeWriteTurn } from '../storage/write-turns.js';
+import { releaseWriteTurn, takeWriteTurn } from '../storage/write-turns.js';
 import type { SubscriberDocument } from '../storage/documents.js';
 import type { Scope, SubscriberService } from '../types.js';
 import { validatePageQuery } from '../validation/page.js';
@@ -128,14 +128,17 @@ export function createSubscriberService(context: CoreContext): SubscriberService
       if (!current || current.handle !== handle) throw notFound(handle);
       const next = change(current);
       if (!(await takeWriteTurn(collections, context.compat, 'subscriber', current._id, next.revision, next.updatedAt))) continue;
+      let matched = 0;
       try {
         // `null` also matches documents written without a revision.
-        const result = await collections.subscribers.replaceOne({ _id: current._id, revision: current.revision ?? null }, next);
-        if (result.matchedCount === 1) return { current, next };
+        matched = (await collections.subscribers.replaceOne({ _id: current._id, revision: current.revision ?? null }, next)).matchedCount;
       } catch (error) {
+        await releaseWriteTurn(collections, context.compat, 'subscriber', current._id, next.revision);
         if (isDuplicateKeyError(error)) throw handleTaken(next.handle);
         throw error;
       }
+      if (matched === 1) return { current, next };
+      await releaseWriteTurn(collections, context.compat, 'subscriber', current._id, next.revision);
     }
     return undefined;
   }
