@@ -10,24 +10,39 @@ import { DUPLICATE_KEY } from '../storage/collections.js';
 import type { DeliveryDocument } from '../storage/documents.js';
 import type { StoreCompat } from '../storage/compat.js';
 
-/** Rows of both collections matching `filter`, one per id (the queue's copy wins). */
+/**
+ * Rows of both collections matching `filter`, one per id (the queue's copy wins). The two reads run
+ * side by side, so a row moving between the collections at that moment can be missed by both; when
+ * fewer rows than `expected` come back, both are read once more, and a row whose move finished
+ * meanwhile is found where it went.
+ */
 export async function findRows<T extends Pick<DeliveryDocument, '_id'> = DeliveryDocument>(
   collections: Collections,
   filter: Filter<DeliveryDocument>,
   projection?: Document,
+  expected = 0,
 ): Promise<T[]> {
   const options = projection ? { projection } : {};
-  const [active, finished] = await Promise.all([
-    collections.queue.find(filter, options).toArray() as Promise<unknown[]> as Promise<T[]>,
-    collections.deliveries.find(filter, options).toArray() as Promise<unknown[]> as Promise<T[]>,
-  ]);
-  const seen = new Set(active.map((row) => row._id));
-  return [...active, ...finished.filter((row) => !seen.has(row._id))];
+  const read = async (): Promise<T[]> => {
+    const [active, finished] = await Promise.all([
+      collections.queue.find(filter, options).toArray() as Promise<unknown[]> as Promise<T[]>,
+      collections.deliveries.find(filter, options).toArray() as Promise<unknown[]> as Promise<T[]>,
+    ]);
+    const seen = new Set(active.map((row) => row._id));
+    return [...active, ...finished.filter((row) => !seen.has(row._id))];
+  };
+  const rows = await read();
+  return rows.length < expected ? read() : rows;
 }
 
+/** The row with this id, wherever it is; read again once if neither collection had it (it may have been moving). */
 export async function findRow(collections: Collections, id: string, projection?: Document): Promise<DeliveryDocument | null> {
   const options = projection ? { projection } : {};
-  return (await collections.queue.findOne({ _id: id }, options)) ?? (await collections.deliveries.findOne({ _id: id }, options));
+  const read = async () => {
+    const [active, finished] = await Promise.all([collections.queue.findOne({ _id: id }, options), collections.deliveries.findOne({ _id: id }, options)]);
+    return active ?? finished;
+  };
+  return (await read()) ?? read();
 }
 
 /**

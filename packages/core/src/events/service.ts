@@ -36,7 +36,8 @@ export function createEventService(context: CoreContext): InternalEventService {
     // Events recorded with no rows (nobody matched) need no delivery query.
     const withRows = events.filter((event) => event.deliveryCount > 0);
     if (withRows.length === 0) return events.map((event) => toWebhookEvent(event, []));
-    const rows = await findRows<DeliveryRowSummary>(collections, { eventId: { $in: withRows.map((event) => event._id) } }, SUMMARY_PROJECTION);
+    const expected = withRows.reduce((sum, event) => sum + event.deliveryCount, 0);
+    const rows = await findRows<DeliveryRowSummary>(collections, { eventId: { $in: withRows.map((event) => event._id) } }, SUMMARY_PROJECTION, expected);
     return events.map((event) => toWebhookEvent(event, rows.filter((row) => row.eventId === event._id)));
   }
 
@@ -50,7 +51,7 @@ export function createEventService(context: CoreContext): InternalEventService {
   async function detail(scope: Scope, eventId: string) {
     const event = await loadEvent(scope, eventId);
     const [rows, attempts] = await Promise.all([
-      findRows(collections, { eventId }),
+      findRows(collections, { eventId }, undefined, event.deliveryCount),
       collections.attempts.find({ eventId }).sort({ startedAt: 1 }).toArray() as Promise<AttemptDocument[]>,
     ]);
     return toWebhookEventDetail(event, rows, attempts);
