@@ -57,6 +57,18 @@ export function createEventService(context: CoreContext): InternalEventService {
     return toWebhookEventDetail(event, rows, attempts);
   }
 
+  /** The detail of an event whose organization was checked already: its reads side by side. */
+  async function detailOfChecked(scope: Scope, eventId: string) {
+    const [event, rows, attempts] = await Promise.all([
+      collections.events.findOne({ _id: eventId }),
+      findRows(collections, { eventId }),
+      collections.attempts.find({ eventId }).sort({ startedAt: 1 }).toArray() as Promise<AttemptDocument[]>,
+    ]);
+    if (!event) return detail(scope, eventId); // erased meanwhile: answered as any missing event
+    const planned = rows.length < event.deliveryCount ? await findRows(collections, { eventId }, undefined, event.deliveryCount) : rows;
+    return toWebhookEventDetail(event, planned, attempts);
+  }
+
   /** A publish is a span; the event carries its traceparent so attempts join the trace. */
   function record(scope: Scope, input: PublishEventInput, sensitiveNames: readonly string[], key: string | undefined, namespace: IdempotencyNamespace = 'client'): Promise<PublishResult> {
     return tracer().startActiveSpan('herald.publish', { kind: SpanKind.PRODUCER, attributes: { 'herald.org': scope.orgId, 'herald.event_type': input.eventType } }, async (span) => {
@@ -150,7 +162,7 @@ export function createEventService(context: CoreContext): InternalEventService {
       const event = await loadEvent(scope, eventId);
       await completeFanOut(context, event);
       await requeueRows(context, { eventId });
-      return detail(scope, eventId);
+      return detailOfChecked(scope, eventId);
     },
 
     erase(scope, eventId, options) {
