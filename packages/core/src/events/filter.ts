@@ -13,6 +13,7 @@
 // `$ne`/`$nin` match it and every other operator does not. Order comparisons need both sides to be
 // numbers or both strings (`occurredAt` compares as an instant, its operand an ISO 8601 string).
 import type { FieldIssue } from '../errors/index.js';
+import { nestsDeeperThan } from '../validation/fields.js';
 
 export const FILTER_LIMITS = { maxDepth: 8, maxBytes: 4096, maxPathSegments: 16 } as const;
 
@@ -65,6 +66,8 @@ export function dataFieldOf(field: string): string | undefined {
  */
 export function checkFilter(filter: unknown, sensitive: ReadonlySet<string>, prefix = 'filter'): FieldIssue[] {
   if (!isObject(filter)) return [{ field: prefix, message: 'must be a JSON object' }];
+  // Bounded first, iteratively: the size and the walks below recurse, and an embedder's value may nest arbitrarily deep.
+  if (nestsDeeperThan(filter, FILTER_LIMITS.maxDepth)) return [{ field: prefix, message: `must nest at most ${FILTER_LIMITS.maxDepth} levels deep` }];
   const bytes = Buffer.byteLength(JSON.stringify(filter), 'utf8');
   if (bytes > FILTER_LIMITS.maxBytes) return [{ field: prefix, message: `must be at most ${FILTER_LIMITS.maxBytes} bytes as JSON (is ${bytes})` }];
   if (depthOf(filter) > FILTER_LIMITS.maxDepth) return [{ field: prefix, message: `must nest at most ${FILTER_LIMITS.maxDepth} levels deep` }];

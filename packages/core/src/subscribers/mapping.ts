@@ -31,7 +31,8 @@ export function toListItem(document: SubscriberDocument, existing?: ReadonlySet<
     displayName: document.displayName,
     targetUrl: document.targetUrl,
     enabled: document.enabled,
-    events: document.events,
+    // Stored before an empty list was refused: it always meant every event, and reads say so.
+    events: document.events.length === 0 ? ['*'] : document.events,
     ...(document.filter !== undefined ? { filter: JSON.parse(document.filter) as Record<string, unknown> } : {}),
     ...(document.ordering === 'aggregate' ? { ordering: 'aggregate' as const } : {}),
     timeoutMs: document.timeoutMs,

@@ -1,7 +1,7 @@
 // Subscriber input rules of DECISIONS §3. Pure: returns the typed input or throws a ValidationError
 // naming every offending field.
 import { ValidationError, type FieldIssue } from '../errors/index.js';
-import { checkFilter, FILTER_LIMITS } from '../events/filter.js';
+import { checkFilter } from '../events/filter.js';
 import { isValidEventPattern } from '../events/matching.js';
 import {
   EVENTS_EMPTY_MESSAGE,
@@ -10,7 +10,7 @@ import {
   type WebhookSubscriberCreateRequest,
   type WebhookSubscriberUpdateRequest,
 } from '../schemas/index.js';
-import { booleanCheck, checkFields, integerCheck, isPlainObject, nestsDeeperThan, stringCheck, type Check } from '../validation/fields.js';
+import { booleanCheck, checkFields, integerCheck, isPlainObject, stringCheck, type Check } from '../validation/fields.js';
 import { checkTargetUrl, normaliseSubscriberRequest } from '../validation/subscriber-input.js';
 
 const HANDLE = new RegExp(HANDLE_PATTERN);
@@ -76,17 +76,11 @@ const commonChecks = {
   filter: () => undefined,
 };
 
-/** checkFilter walks the filter recursively: an embedder's value of any depth is bounded first. */
-function filterIssues(filter: unknown, sensitive: ReadonlySet<string>): FieldIssue[] {
-  if (nestsDeeperThan(filter, FILTER_LIMITS.maxDepth)) return [{ field: 'filter', message: `must nest at most ${FILTER_LIMITS.maxDepth} levels deep` }];
-  return checkFilter(filter, sensitive);
-}
-
 function validate(input: unknown, checks: Record<string, Check>, required: readonly string[], sensitive: ReadonlySet<string>, nullable: boolean): Record<string, unknown> {
   if (!isPlainObject(input)) throw ValidationError.single('body', 'must be a JSON object');
   const issues = checkFields(input, checks, required);
   if (input.events !== undefined) issues.push(...eventsIssues(input.events));
-  if (input.filter !== undefined && !(nullable && input.filter === null)) issues.push(...filterIssues(input.filter, sensitive));
+  if (input.filter !== undefined && !(nullable && input.filter === null)) issues.push(...checkFilter(input.filter, sensitive));
   if (issues.length > 0) throw new ValidationError(issues);
   return input;
 }

@@ -195,3 +195,9 @@ describe('filter properties', () => {
     }));
   });
 });
+
+it('checkFilter bounds the depth of a filter of any depth before walking it (an embedder\'s preview too)', () => {
+  let deep: Record<string, unknown> = { $eq: 1 };
+  for (let level = 0; level < 100_000; level++) deep = { $not: deep };
+  expect(checkFilter({ 'data.amount': deep }, new Set())).toEqual([{ field: 'filter', message: `must nest at most ${FILTER_LIMITS.maxDepth} levels deep` }]);
+});
