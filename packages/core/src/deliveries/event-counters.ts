@@ -9,7 +9,7 @@
 // reconciliation, which repairs counters left behind by a crash between the two writes.
 import type { AnyBulkWriteOperation } from 'mongodb';
 import type { DeliveryStatus, EventStatus } from '../schemas/index.js';
-import type { Collections } from '../storage/collections.js';
+import { anyOf, type Collections } from '../storage/collections.js';
 import type { StoreCompat } from '../storage/compat.js';
 import type { EventDocument } from '../storage/documents.js';
 import { isSettledEvent, isTerminalDelivery } from './status.js';
@@ -56,7 +56,7 @@ export class EventDeltas {
     if (groups.size === 0) return [];
     const operations: AnyBulkWriteOperation<EventDocument>[] = [...groups.values()].map(({ delta, ids }) => ({
       updateMany: {
-        filter: { _id: { $in: ids } },
+        filter: { _id: anyOf(ids) },
         update: { $inc: { openDeliveries: delta.open, failedDeliveries: delta.failed }, $set: { updatedAt: now } },
       },
     }));
@@ -74,7 +74,7 @@ export function statusUpdate(status: EventStatus, now: Date): { $set: Partial<Ev
 
 /** Statements that set each event's status from its counters (no-ops where it is already right). */
 export function settleOperations(eventIds: readonly string[], now: Date, reopening = true): AnyBulkWriteOperation<EventDocument>[] {
-  const ids = { $in: [...eventIds] };
+  const ids = anyOf(eventIds);
   const settle = (filter: object, status: EventStatus): AnyBulkWriteOperation<EventDocument> => ({
     updateMany: { filter: { _id: ids, status: { $nin: [status, 'PENDING'] }, ...filter }, update: statusUpdate(status, now) },
   });
@@ -106,13 +106,13 @@ export function countersFromRows(deliveryCount: number, statuses: ReadonlyMap<De
 export async function recountEvents(collections: Collections, compat: StoreCompat, eventIds: readonly string[], now: Date): Promise<void> {
   if (eventIds.length === 0) return;
   const pipeline = [
-    { $match: { eventId: { $in: [...eventIds] } } },
+    { $match: { eventId: anyOf(eventIds) } },
     { $group: { _id: { eventId: '$eventId', status: '$status' }, n: { $sum: 1 } } },
   ];
   const [queued, finished, events] = await Promise.all([
     compat.retry(() => collections.queue.aggregate<{ _id: { eventId: string; status: DeliveryStatus }; n: number }>(pipeline).toArray()),
     compat.retry(() => collections.deliveries.aggregate<{ _id: { eventId: string; status: DeliveryStatus }; n: number }>(pipeline).toArray()),
-    compat.retry(() => collections.events.find({ _id: { $in: [...eventIds] } }, { projection: { _id: 1, deliveryCount: 1 } }).toArray()),
+    compat.retry(() => collections.events.find({ _id: anyOf(eventIds) }, { projection: { _id: 1, deliveryCount: 1 } }).toArray()),
   ]);
   const byEvent = new Map<string, Map<DeliveryStatus, number>>();
   for (const group of [...queued, ...finished]) {

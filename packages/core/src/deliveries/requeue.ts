@@ -12,7 +12,7 @@
 // PARKED_MS — until the delete is done, so the engine cannot settle it in the middle of that delete.
 import type { Filter } from 'mongodb';
 import type { CoreContext } from '../context.js';
-import { claimKey, duplicateIndexes } from '../storage/collections.js';
+import { anyOf, claimKey, duplicateIndexes } from '../storage/collections.js';
 import type { DeliveryDocument } from '../storage/documents.js';
 import { applyEventDeltas, chunks, EventDeltas, recountEvents, rowDelta } from './event-counters.js';
 
@@ -25,7 +25,7 @@ export async function requeueRows(context: CoreContext, filter: Filter<DeliveryD
   ]);
   const subscriberIds = [...new Set([...settled, ...waiting].map((row) => row.subscriberId))];
   const enabled = new Set(
-    (await collections.subscribers.find({ _id: { $in: subscriberIds }, enabled: true }, { projection: { _id: 1 } }).toArray()).map(
+    (await collections.subscribers.find({ _id: anyOf(subscriberIds), enabled: true }, { projection: { _id: 1 } }).toArray()).map(
       (subscriber) => subscriber._id,
     ),
   );
@@ -108,7 +108,7 @@ async function moveBackToQueue(context: CoreContext, rows: readonly DeliveryDocu
   }
   if (parked) {
     await compat.write(() =>
-      collections.queue.updateMany({ _id: { $in: rows.map((row) => row._id) }, status: 'PENDING', nextAttemptAt: parked }, { $set: { nextAttemptAt: now } }),
+      collections.queue.updateMany({ _id: anyOf(rows.map((row) => row._id)), status: 'PENDING', nextAttemptAt: parked }, { $set: { nextAttemptAt: now } }),
     );
   }
   return exact;

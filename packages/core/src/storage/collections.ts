@@ -87,6 +87,16 @@ export function claimKey(row: Pick<DeliveryDocument, '_id' | 'attempts' | 'nextA
   return `${row._id}:${row.attempts}:${row.nextAttemptAt?.getTime() ?? 0}`;
 }
 
+/**
+ * A filter on one field matching any of `values`: a plain equality when there is one value. Both
+ * stores serve an equality from their cheapest path — MongoDB from an index, as it does a `$in`;
+ * FerretDB v1 hands only an equality to PostgreSQL and matches a `$in` in Go after decoding every
+ * document — and a retry or redelivery usually touches one event.
+ */
+export function anyOf<T>(values: readonly T[]): T | { $in: T[] } {
+  return values.length === 1 ? values[0]! : { $in: [...values] };
+}
+
 /** MongoDB's duplicate-key error code (E11000). */
 export const DUPLICATE_KEY = 11000;
 

@@ -22,7 +22,7 @@ test('deltas per event add up; events with the same change share one statement, 
   const increments = operations.slice(0, 2).map((operation) => 'updateMany' in operation && operation.updateMany);
   expect(increments).toEqual([
     { filter: { _id: { $in: ['e1', 'e2'] } }, update: { $inc: { openDeliveries: -1, failedDeliveries: 0 }, $set: { updatedAt: now } } },
-    { filter: { _id: { $in: ['e3'] } }, update: { $inc: { openDeliveries: -1, failedDeliveries: 1 }, $set: { updatedAt: now } } },
+    { filter: { _id: 'e3' }, update: { $inc: { openDeliveries: -1, failedDeliveries: 1 }, $set: { updatedAt: now } } },
   ]);
   // Nothing reopened: only the two settling statements follow (ALL_DELIVERED, FAILED).
   const settled = operations.slice(2).map((operation) => 'updateMany' in operation && (operation.updateMany.update as { $set: { status: string } }).$set.status);
