@@ -17,7 +17,7 @@
 //
 // Why the wait is bounded: an engine that never runs out of work (a backlog of retries to a
 // receiver that refuses every connection) would otherwise hold every other operation back for as
-// long as the backlog lasts (API reads, retries and publishes all go through here). An operation that
+// long as the backlog lasts — API reads, retries and publishes waited 10–45 s. An operation that
 // has waited OTHERS_MAX_WAIT_MS goes next, beside the engine's, still one at a time.
 import { isStoreUnavailable, StoreUnavailableError } from './availability.js';
 
