@@ -14,11 +14,6 @@
 // operation at a time, engine first, gave fan-out 938 deliveries/s and 8–16 publishes/s beside a
 // receiver failing every attempt; publishes beside the engine without the backlog rule, 121–400/s
 // and 800/s; this lane, 730/s (p95 138 ms) and 355/s.
-//
-// Why the wait is bounded: an engine that never runs out of work (a backlog of retries to a
-// receiver that refuses every connection) would otherwise hold every other operation back for as
-// long as the backlog lasts — API reads, retries and publishes waited 10–45 s. An operation that
-// has waited OTHERS_MAX_WAIT_MS goes next, beside the engine's, still one at a time.
 import { isStoreUnavailable, StoreUnavailableError } from './availability.js';
 
 /** After an operation finds the store unreachable, queued and new ones fail at once for this long. */
@@ -26,14 +21,11 @@ export const UNREACHABLE_WINDOW_MS = 1_000;
 
 const ENGINE_WIDTH = 2;
 const OTHERS_WIDTH = 1;
-/** The longest another operation waits for the engine's while deliveries are behind. */
-export const OTHERS_MAX_WAIT_MS = 25;
 
 interface Section {
   run: () => Promise<void>;
   reject: (error: unknown) => void;
   engine: boolean;
-  queuedAt: number;
 }
 
 export class StoreLane {
@@ -43,12 +35,10 @@ export class StoreLane {
   private runningOthers = 0;
   private backlog = false;
   private unreachableUntil = 0;
-  /** A drain due when the oldest held-back operation has waited its bound. */
-  private wake: NodeJS.Timeout | undefined;
 
   run<T>(section: () => Promise<T>, engine = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      (engine ? this.engine : this.others).push({ run: () => section().then(resolve), reject, engine, queuedAt: Date.now() });
+      (engine ? this.engine : this.others).push({ run: () => section().then(resolve), reject, engine });
       this.drain();
     });
   }
@@ -62,24 +52,9 @@ export class StoreLane {
 
   private next(): Section | undefined {
     if (this.runningEngine < ENGINE_WIDTH && this.engine.length > 0) return this.engine.shift();
-    if (this.runningOthers >= OTHERS_WIDTH || this.others.length === 0) return undefined;
-    if (this.backlog && (this.runningEngine > 0 || this.engine.length > 0)) {
-      const waited = Date.now() - this.others[0]!.queuedAt;
-      if (waited < OTHERS_MAX_WAIT_MS) {
-        this.wakeIn(OTHERS_MAX_WAIT_MS - waited);
-        return undefined;
-      }
-    }
+    if (this.runningOthers >= OTHERS_WIDTH) return undefined;
+    if (this.backlog && (this.runningEngine > 0 || this.engine.length > 0)) return undefined;
     return this.others.shift();
-  }
-
-  private wakeIn(ms: number): void {
-    if (this.wake) return;
-    this.wake = setTimeout(() => {
-      this.wake = undefined;
-      this.drain();
-    }, ms);
-    this.wake.unref();
   }
 
   private drain(): void {
