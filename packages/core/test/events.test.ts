@@ -86,7 +86,8 @@ describe('matching', () => {
     await subscribe(org, 'family', ['apikey.*']);
     await subscribe(org, 'action', ['*.generated']);
     await subscribe(org, 'star', ['*']);
-    await subscribe(org, 'empty', []);
+    // Events omitted: every event (an empty list is refused).
+    await t.herald.subscribers.create(org, { id: 'empty', displayName: 'empty', targetUrl: 'https://example.com/empty' });
     await subscribe(org, 'other-family', ['subscription.*']);
     await subscribe(org, 'other-exact', ['apikey.revoked']);
     await subscribe(org, 'disabled', ['apikey.*'], { enabled: false });
