@@ -9,7 +9,7 @@ import type { SubscriberDocument } from '../storage/documents.js';
 
 export const MATCH_INDEX = { key: { orgId: 1, enabled: 1, matchKeys: 1 }, name: 'org_enabled_match_keys' } as const;
 
-/** The filter of the matching query: the plan test (test/query-plans.test.ts) checks it against MATCH_INDEX. */
+/** The filter of the matching query (test/matching-scale.test.ts checks its plan against MATCH_INDEX). */
 export function matchingFilter(orgId: string, eventType: string) {
   return { orgId, enabled: true, matchKeys: { $in: candidateKeysFor(eventType) } };
 }
