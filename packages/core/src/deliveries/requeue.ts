@@ -12,7 +12,8 @@
 // PARKED_MS — until the delete is done, so the engine cannot settle it in the middle of that delete.
 import type { Filter } from 'mongodb';
 import type { CoreContext } from '../context.js';
-import { anyOf, claimKey, duplicateIndexes } from '../storage/collections.js';
+import { claimIncarnations } from '../storage/claims.js';
+import { anyOf } from '../storage/collections.js';
 import type { DeliveryDocument } from '../storage/documents.js';
 import { applyEventDeltas, chunks, EventDeltas, recountEvents, rowDelta } from './event-counters.js';
 
@@ -23,6 +24,7 @@ export async function requeueRows(context: CoreContext, filter: Filter<DeliveryD
     // Held rows of ordered keys (nextAttemptAt null) wait for their turn; a requeue does not jump them ahead.
     collections.queue.find({ ...filter, status: 'PENDING', nextAttemptAt: { $ne: null } }, { projection: { _id: 1, subscriberId: 1, eventId: 1, attempts: 1, nextAttemptAt: 1 } }).toArray(),
   ]);
+  if (settled.length + waiting.length === 0) return [];
   const subscriberIds = [...new Set([...settled, ...waiting].map((row) => row.subscriberId))];
   const enabled = new Set(
     (await collections.subscribers.find({ _id: anyOf(subscriberIds), enabled: true }, { projection: { _id: 1 } }).toArray()).map(
@@ -67,17 +69,8 @@ export async function requeueRows(context: CoreContext, filter: Filter<DeliveryD
  * engine claimed first to it (they are being sent now).
  */
 async function claimedForRequeue<T extends Pick<DeliveryDocument, '_id' | 'attempts' | 'nextAttemptAt'>>(context: CoreContext, rows: T[]): Promise<T[]> {
-  const { collections, compat } = context;
-  if (!compat.uniqueKeyClaims || rows.length === 0) return rows;
-  const now = context.now();
-  try {
-    await compat.write(() => collections.claims.insertMany(rows.map((row) => ({ _id: claimKey(row), deliveryId: row._id, owner: 'requeue', createdAt: now })), { ordered: false }));
-    return rows;
-  } catch (error) {
-    const lost = duplicateIndexes(error);
-    if (!lost) throw error;
-    return rows.filter((_, index) => !lost.has(index));
-  }
+  if (!context.compat.uniqueKeyClaims || rows.length === 0) return rows;
+  return claimIncarnations(context.collections, context.compat, rows, 'requeue', context.now());
 }
 
 const PARKED_MS = 10_000;

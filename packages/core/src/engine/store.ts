@@ -13,6 +13,7 @@ import { DeferredEventCounters } from '../deliveries/deferred-event-counters.js'
 import { applyEventDeltas, EventDeltas, recountEvents, rowDelta } from '../deliveries/event-counters.js';
 import { insertOrReplace } from '../deliveries/rows.js';
 import type { DeliveryStatus } from '../schemas/index.js';
+import { claimIncarnations } from '../storage/claims.js';
 import { claimKey, collectionsFor, duplicateIndexes, type Collections } from '../storage/collections.js';
 import type { StoreCompat } from '../storage/compat.js';
 import type { AttemptDocument, ClaimDocument, DeliveryDocument, EventDocument, SubscriberHealthDocument } from '../storage/documents.js';
@@ -99,7 +100,7 @@ export class DeliveryStore {
   /** Claims rows read a moment ago under `token`; returns the rows won, as now stored. */
   async claim(rows: readonly DeliveryDocument[], token: string, now: Date, leaseUntil: Date): Promise<DeliveryDocument[]> {
     if (rows.length === 0) return [];
-    const candidates = this.compat.uniqueKeyClaims ? await this.insertClaims(rows, token, now) : [...rows];
+    const candidates = this.compat.uniqueKeyClaims ? await claimIncarnations(this.collections, this.compat, rows, token, now, true) : [...rows];
     if (candidates.length === 0) return [];
     const result = await this.write(() =>
       this.collections.queue.updateMany(
@@ -117,18 +118,6 @@ export class DeliveryStore {
     );
     const wonIds = new Set(won.map((row) => row._id));
     return claimed.filter((row) => wonIds.has(row._id));
-  }
-
-  private async insertClaims(rows: readonly DeliveryDocument[], token: string, now: Date): Promise<DeliveryDocument[]> {
-    const documents = rows.map((row) => ({ _id: claimKey(row), deliveryId: row._id, owner: token, createdAt: now }));
-    try {
-      await this.write(() => this.claims.insertMany(documents, { ordered: false }));
-      return [...rows];
-    } catch (error) {
-      const lost = duplicateIndexes(error);
-      if (!lost) throw error;
-      return rows.filter((_row, index) => !lost.has(index));
-    }
   }
 
   /**
