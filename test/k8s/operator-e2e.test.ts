@@ -2,15 +2,14 @@
 // chart's RBAC. Each step builds on the previous one (one CR's life), so the tests run in order.
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { verify } from '@herald/receiver';
-import { loadOperatorConfig, startOperator, type RunningOperator } from '@herald/operator';
-import { pino } from 'pino';
+import type { RunningOperator } from '@herald/operator';
+import { startLocalOperator } from '../support/local-operator.js';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHeraldForTests, startSink, type HeraldForTests, type RecordedDelivery } from '../support/kube-herald-host.js';
-import { createTestNamespace, installChartOperatorRbac, kubectl, kubectlOk, loadKubeConfig, operatorKubeconfigPath, waitFor } from '../support/kube.js';
+import { createTestNamespace, installChartOperatorRbac, kubectl, kubectlOk, loadKubeConfig, waitFor } from '../support/kube.js';
 
 interface Condition { type: string; status: string; reason: string; message: string; observedGeneration?: number }
 interface StoredResource {
@@ -93,23 +92,7 @@ beforeAll(async () => {
   sink = await startSink();
   const { token, principal } = await herald.createToken('herald-operator', ['dp:webhook_subscriber:manage']);
   operatorPrincipal = principal;
-  const config = loadOperatorConfig({
-    HERALD_URL: herald.url,
-    HERALD_TOKEN: token,
-    HERALD_OPERATOR_WATCH_NAMESPACES: namespace,
-    HERALD_OPERATOR_LEASE_NAMESPACE: 'herald-system',
-    HERALD_OPERATOR_LEASE_NAME: 'herald-operator',
-    HERALD_OPERATOR_IDENTITY: 'e2e-operator',
-    HERALD_OPERATOR_LEASE_DURATION_SECONDS: '6',
-    HERALD_OPERATOR_RENEW_DEADLINE_SECONDS: '4',
-    HERALD_OPERATOR_RETRY_PERIOD_SECONDS: '1',
-    HERALD_OPERATOR_RESYNC_SECONDS: '2',
-    HERALD_OPERATOR_HOST: '127.0.0.1',
-    HERALD_OPERATOR_PORT: '0',
-  }, () => '');
-  const logStream = new Writable({ write(chunk: Buffer, _encoding, done) { operatorLogs.push(chunk.toString('utf8')); done(); } });
-  operator = await startOperator(config, loadKubeConfig(operatorKubeconfigPath()), pino({ level: 'debug' }, logStream));
-  await waitFor('operator to lead and sync', () => operator.isLeader() && operator.controller()?.synced, 30_000);
+  operator = await startLocalOperator({ heraldUrl: herald.url, token, namespace, identity: 'e2e-operator', logLevel: 'debug', logs: operatorLogs, env: { HERALD_OPERATOR_RESYNC_SECONDS: '2' } });
 }, 120_000);
 
 afterAll(async () => {

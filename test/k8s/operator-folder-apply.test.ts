@@ -4,17 +4,16 @@
 // documents). One matching event must then reach all 50: 50 signed deliveries on a real loopback
 // sink, one per subscriber path, and 50 rows in the event's detail.
 import { verify } from '@herald/receiver';
-import { loadOperatorConfig, startOperator, type RunningOperator } from '@herald/operator';
+import type { RunningOperator } from '@herald/operator';
+import { startLocalOperator } from '../support/local-operator.js';
 import { CustomObjectsApi } from '@kubernetes/client-node';
-import { pino } from 'pino';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHeraldForTests, startSink, type HeraldForTests } from '../support/kube-herald-host.js';
-import { createTestNamespace, installChartOperatorRbac, kubectl, kubectlOk, loadKubeConfig, operatorKubeconfigPath, waitFor } from '../support/kube.js';
+import { createTestNamespace, installChartOperatorRbac, kubectl, kubectlOk, loadKubeConfig, waitFor } from '../support/kube.js';
 
 const COUNT = 50;
 
@@ -75,22 +74,7 @@ beforeAll(async () => {
   const { token } = await herald.createToken('herald-operator', ['dp:webhook_subscriber:manage']);
   // The chart's defaults (workers, rate limit, resync) except what a local process needs: no
   // periodic re-sync is shortened here, so the figures below are the first sync's alone.
-  const config = loadOperatorConfig({
-    HERALD_URL: herald.url,
-    HERALD_TOKEN: token,
-    HERALD_OPERATOR_WATCH_NAMESPACES: namespace,
-    HERALD_OPERATOR_LEASE_NAMESPACE: 'herald-system',
-    HERALD_OPERATOR_LEASE_NAME: 'herald-operator',
-    HERALD_OPERATOR_IDENTITY: 'folder-apply-operator',
-    HERALD_OPERATOR_LEASE_DURATION_SECONDS: '6',
-    HERALD_OPERATOR_RENEW_DEADLINE_SECONDS: '4',
-    HERALD_OPERATOR_RETRY_PERIOD_SECONDS: '1',
-    HERALD_OPERATOR_HOST: '127.0.0.1',
-    HERALD_OPERATOR_PORT: '0',
-  }, () => '');
-  const logStream = new Writable({ write(chunk: Buffer, _encoding, done) { operatorLogs.push(chunk.toString('utf8')); done(); } });
-  operator = await startOperator(config, loadKubeConfig(operatorKubeconfigPath()), pino({ level: 'info' }, logStream));
-  await waitFor('operator to lead and sync', () => operator.isLeader() && operator.controller()?.synced, 30_000);
+  operator = await startLocalOperator({ heraldUrl: herald.url, token, namespace, identity: 'folder-apply-operator', logLevel: 'info', logs: operatorLogs });
   writeManifests();
 }, 120_000);
 
