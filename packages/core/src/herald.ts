@@ -14,6 +14,7 @@ import { silentLogger } from './logger.js';
 import { collectionsFor, DEFAULT_COLLECTION_PREFIX, type Collections } from './storage/collections.js';
 import { ConfigError } from './errors/index.js';
 import { storeClientOptions } from './storage/availability.js';
+import { keepClientConnected } from './storage/client-keeper.js';
 import { detectStoreCompat, type StoreCompat } from './storage/compat.js';
 import { ensureIndexes } from './storage/indexes.js';
 import { watchStore } from './storage/store-watch.js';
@@ -127,6 +128,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
   const probeRead = () => collections.orgState.findOne({}, { projection: { _id: 1 } });
   const storeWatch = watchStore(db.client, { probe: probeRead });
   const silenceReport = reportStoreSilence(storeWatch, logger);
+  // Only a client Herald made is reopened; one handed in is its owner's to keep (keepClientConnected is exported).
+  const keeper = ownedClient ? keepClientConnected(ownedClient, { logger }) : undefined;
 
   let closed = false;
   return {
@@ -149,6 +152,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
       await Promise.all(context.background);
       silenceReport.stop();
       storeWatch.stop();
+      await keeper?.stop();
       await ownedClient?.close();
     },
     async health() {

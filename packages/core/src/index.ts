@@ -32,6 +32,7 @@ export {
 } from './errors/index.js';
 export { clientTimeoutOptions, isStoreUnavailable, storeClientOptions, StoreUnavailableError } from './storage/availability.js';
 export { contextFromTraceparent } from './tracing.js';
+export { keepClientConnected, type ClientKeeper, type ClientKeeperOptions } from './storage/client-keeper.js';
 export { DELETED_USER, SYSTEM_ACTOR } from './subscribers/mapping.js';
 export { validateSubscriberCreate, validateSubscriberUpdate } from './subscribers/validation.js';
 export { checkEventTypeDefinition } from './validation/event-type.js';

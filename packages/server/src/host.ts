@@ -1,6 +1,6 @@
 // The imperative shell: connects MongoDB, creates Herald (core), the server's stores and the Fastify
 // app, starts what the mode asks for, and knows how to stop it all in order.
-import { createHerald, storeClientOptions, type Herald } from '@herald/core';
+import { createHerald, keepClientConnected, storeClientOptions, type Herald } from '@herald/core';
 import type { FastifyInstance } from 'fastify';
 import { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
@@ -61,6 +61,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
   // where it is silent, timeouts default to answering within seconds during an outage.
   const client = new MongoClient(config.mongodbUri, storeClientOptions(config.mongodbUri));
   await client.connect();
+  const keeper = keepClientConnected(client, { logger: logger.child({ component: 'store' }) });
   const db = client.db(config.mongodbDbName);
   // Whatever started before a failure is stopped again, so a failed start never leaves work running.
   let herald: Herald | undefined;
@@ -137,6 +138,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
         closing ??= (async () => {
           await startedApp.close();
           await core.stop({ drainTimeoutMs: config.drainTimeoutMs });
+          await keeper.stop();
           await client.close();
           await tracing?.shutdown().catch((error: unknown) => logger.warn({ err: { message: (error as Error).message } }, 'traces not exported at stop'));
           logger.info('herald-server stopped');
@@ -147,6 +149,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
   } catch (error) {
     await app?.close().catch(() => undefined);
     await herald?.stop({ drainTimeoutMs: 0 }).catch(() => undefined);
+    await keeper.stop();
     await client.close().catch(() => undefined);
     await tracing?.shutdown().catch(() => undefined);
     throw error;
