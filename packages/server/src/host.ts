@@ -90,6 +90,8 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
         ...(config.retentionByEventType ? { retentionByEventType: config.retentionByEventType } : {}),
         ...(config.leaseMarginMs ? { leaseMarginMs: config.leaseMarginMs } : {}),
         ...(config.maintenanceIntervalMs ? { maintenanceIntervalMs: config.maintenanceIntervalMs } : {}),
+        ...(config.stallAfterMs ? { stallAfterMs: config.stallAfterMs } : {}),
+        ...(config.loopStuckAfterMs ? { loopStuckAfterMs: config.loopStuckAfterMs } : {}),
         ...(config.breaker !== undefined ? { breaker: config.breaker } : {}),
         ...(config.deliveryTraceparent ? { traceparentHeader: true } : {}),
         selfTargetPrefix: () => (selfOrigin === undefined ? undefined : `${selfOrigin}${LISTEN_PATH}`),

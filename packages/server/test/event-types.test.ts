@@ -39,11 +39,12 @@ describe('reading the catalog', () => {
     // Herald's operational events are documented in the same catalog (docs/operations.md).
     expect(response.body.list.filter((entry) => entry.type.startsWith('herald.')).map((entry) => entry.type)).toEqual([
       'herald.delivery_exhausted',
+      'herald.delivery_stalled',
       'herald.recovery_completed',
       'herald.subscriber_failing',
       'herald.subscriber_recovered',
     ]);
-    expect(response.body.count).toBe(6);
+    expect(response.body.count).toBe(7);
   });
 
   it('every served example satisfies the served data schema (the configured types and Herald\'s own)', async () => {

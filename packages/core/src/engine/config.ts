@@ -26,6 +26,8 @@ export interface EngineConfig {
   userAgent: string;
   /** Send the attempt span's W3C `traceparent` header with each delivery. */
   traceparentHeader: boolean;
+  stallAfterMs: number;
+  loopStuckAfterMs: number;
   /** Endpoint health (breaker.ts); null: never hold a subscriber's deliveries. */
   breaker: BreakerPolicy | null;
 }
@@ -56,6 +58,8 @@ export function resolveConfig(options: DeliveryOptions): EngineConfig {
     attemptHistoryLimit: 50,
     userAgent: options.userAgent ?? 'Herald/0.1.0',
     traceparentHeader: options.traceparentHeader ?? false,
+    stallAfterMs: positive('stallAfterMs', options.stallAfterMs, 45_000),
+    loopStuckAfterMs: positive('loopStuckAfterMs', options.loopStuckAfterMs, 120_000),
     breaker: options.breaker === false ? null : resolveBreaker(options.breaker ?? {}),
   };
 }

@@ -42,6 +42,13 @@ import type { KeyCache } from './keys.js';
 import { decide } from './outcome.js';
 import type { DeliveryStore, Outcome } from './store.js';
 
+export interface LoopState {
+  stepForMs: number;
+  sinceKeptUpMs: number;
+  /** Subscribers whose rows the poll leaves out now (open breaker): their waiting rows are no stall. */
+  closedSubscribers: readonly string[];
+}
+
 /** Share of the global slots fresh rows may take without a poll. */
 const FAST_PATH_SHARE = 0.75;
 
@@ -82,6 +89,10 @@ export class Dispatcher implements FastPath {
   /** The poll stopped short for want of slots: poll again when one frees. */
   private backlog = false;
   private flushes = 0;
+  /** When the poll loop last finished a step (or began); how long it has not is what `loop()` reports. */
+  private lastStepAt = Date.now();
+  /** When the poll last kept up: claimed rows, found none due, or had no slot free. */
+  private lastKeptUpAt = Date.now();
   private flushScheduled = false;
   private pollTimer: NodeJS.Timeout | undefined;
   private accepting = false;
@@ -119,6 +130,16 @@ export class Dispatcher implements FastPath {
 
   metrics(): Pick<EngineMetrics, 'inFlight' | 'delivered' | 'failed' | 'retried'> {
     return { inFlight: this.inFlight, ...this.counters };
+  }
+
+  /**
+   * How the loop is doing, for the stall watch (stall-watch.ts): how long the poll in progress has
+   * been in its current step (0 between polls), and since when it has not kept up. Attempts of the
+   * fast path do not count: they are fresh rows, not the due ones a stall leaves waiting.
+   */
+  loop(): LoopState {
+    const now = Date.now();
+    return { stepForMs: this.polling ? now - this.lastStepAt : 0, sinceKeptUpMs: now - this.lastKeptUpAt, closedSubscribers: this.gates.closed(now) };
   }
 
   /**
@@ -199,6 +220,7 @@ export class Dispatcher implements FastPath {
       return;
     }
     this.polling = true;
+    this.lastStepAt = Date.now();
     setImmediate(() => void this.poll());
   }
 
@@ -211,11 +233,13 @@ export class Dispatcher implements FastPath {
         while (this.accepting) {
           const free = Math.min(this.deps.config.concurrency - this.inFlight, this.batchLimit());
           if (free <= 0) {
+            this.lastKeptUpAt = Date.now();
             this.backlog = true;
             this.deps.store.compat.deliveryBacklog(true);
             break;
           }
           const taken = await this.pollOnce(free);
+          this.lastStepAt = Date.now();
           this.deps.store.compat.deliveryBacklog(taken >= free);
           if (taken < free) break; // the store has no more due rows for us right now
         }
@@ -235,6 +259,8 @@ export class Dispatcher implements FastPath {
   private async pollOnce(free: number): Promise<number> {
     const now = this.now();
     const found = await this.deps.store.findDue(now, free, this.gates.closed(now.getTime()));
+    this.lastStepAt = Date.now();
+    if (found.length === 0) this.lastKeptUpAt = this.lastStepAt;
     const chosen = this.gates.choose(found, free, now.getTime());
     // Rows left out for a busy subscriber are found again once one of its slots frees.
     if (chosen.length < found.length) this.backlog = true;
@@ -243,11 +269,14 @@ export class Dispatcher implements FastPath {
     let launched = new Set<string>();
     try {
       const { subscribers, events } = await this.deps.store.loadForSend(chosen);
+      this.lastStepAt = Date.now();
       for (const [subscriberId, subscriber] of subscribers) this.gates.learn(subscriberId, subscriber);
       const longest = Math.max(0, ...chosen.map((row) => subscribers.get(row.subscriberId)?.timeoutMs ?? 0));
       const token = this.newToken();
       const won = await this.deps.store.claim(chosen, token, now, new Date(now.getTime() + longest + this.deps.config.leaseMarginMs));
+      this.lastStepAt = Date.now();
       launched = new Set(won.map((row) => row._id));
+      if (won.length > 0) this.lastKeptUpAt = this.lastStepAt;
       // An event's sensitive values are opened once for all its rows in the batch.
       const payloads = new Map<string, EventPayload | undefined>();
       for (const row of won) {

@@ -22,6 +22,7 @@ import { createHttpSender, type HttpSender } from './http/sender.js';
 import { createMaintenance } from './jobs.js';
 import { createKeyCache } from './keys.js';
 import { DeliveryStore } from './store.js';
+import { watchForStalls, type StallWatch } from './stall-watch.js';
 import { parseOrderKey } from '../ordering/keys.js';
 import type { DeliveryDocument } from '../storage/documents.js';
 
@@ -71,6 +72,13 @@ export interface DeliveryOptions {
    * at a time on `probeBackoffMs`; `false` turns it off. See engine/breaker.ts.
    */
   breaker?: Partial<BreakerPolicy> | false;
+  /**
+   * Due deliveries waiting this long while the engine's poll claims none are a stall: logged once and
+   * published as `herald.delivery_stalled` (engine/stall-watch.ts), ms. Default 45 000.
+   */
+  stallAfterMs?: number;
+  /** One step of a poll lasting this long means the loop is stuck and the engine not live, ms. Default 120 000. */
+  loopStuckAfterMs?: number;
   /** Send a W3C `traceparent` header (the attempt's span) with each delivery. Default false. */
   traceparentHeader?: boolean;
   /**
@@ -117,12 +125,25 @@ export interface EngineMetrics {
   delivered: number;
   failed: number;
   retried: number;
+  /** The poll loop as the stall watch sees it (engine/stall-watch.ts). */
+  loop: EngineLoopMetrics;
   /** Attempts of this process per subscriber, by outcome (engine/stats.ts). */
   bySubscriber: SubscriberFigures[];
   /** Publish to end of first attempt, this process. */
   firstAttemptLatency: LatencyHistogram;
   /** Settled events removed by retention runs of this process (absent: no engine jobs here). */
   prunedEvents?: number;
+}
+
+export interface EngineLoopMetrics {
+  /** How long the poll in progress has been in one step; 0 between polls. */
+  stepForMs: number;
+  /** Since the poll last kept up: claimed rows, found none due, or had no slot free. */
+  sinceKeptUpMs: number;
+  /** A step has lasted `loopStuckAfterMs`: the engine is not live. */
+  stuck: boolean;
+  /** Deliveries wait past `stallAfterMs` while the poll claims none. */
+  stalled: boolean;
 }
 
 export interface DeliveryEngine extends FastPath {
@@ -133,6 +154,7 @@ export interface DeliveryEngine extends FastPath {
 }
 
 export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
+const STALL_CHECK_READ_DEADLINE_MS = 10_000;
 
 export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
   const config = resolveConfig(deps.options);
@@ -141,6 +163,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
   const keys = createKeyCache(deps.signingProfile, deps.openSecret);
   let sender: HttpSender | undefined;
   let dispatcher: Dispatcher | undefined;
+  let stallWatch: StallWatch | undefined;
   let running = false;
   let starting: Promise<void> | undefined;
   const totals = { delivered: 0, failed: 0, retried: 0 };
@@ -207,6 +230,14 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
         });
         dispatcher.seedHealth(await store.loadHealth());
         dispatcher.start();
+        stallWatch = watchForStalls({
+          collections: store.collections,
+          loop: () => dispatcher?.loop(),
+          thresholds: { stallAfterMs: config.stallAfterMs, loopStuckAfterMs: config.loopStuckAfterMs },
+          logger: deps.logger,
+          emit: deps.emit,
+          readDeadlineMs: STALL_CHECK_READ_DEADLINE_MS,
+        });
         await maintenance.start();
         running = true;
       })().finally(() => { starting = undefined; });
@@ -216,6 +247,8 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
       if (starting) await starting.catch(() => undefined);
       if (!running) return;
       running = false;
+      stallWatch?.stop();
+      stallWatch = undefined;
       await maintenance.stop();
       const current = dispatcher;
       if (current) {
@@ -241,11 +274,14 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
     },
     metrics() {
       const live = dispatcher?.metrics() ?? { inFlight: 0, delivered: 0, failed: 0, retried: 0 };
+      const loop = dispatcher?.loop();
+      const view = stallWatch?.view() ?? { loopStuck: false, stalled: false };
       return {
         inFlight: live.inFlight,
         delivered: totals.delivered + live.delivered,
         failed: totals.failed + live.failed,
         retried: totals.retried + live.retried,
+        loop: { stepForMs: loop?.stepForMs ?? 0, sinceKeptUpMs: loop?.sinceKeptUpMs ?? 0, stuck: view.loopStuck, stalled: view.stalled },
         bySubscriber: stats.bySubscriber(),
         firstAttemptLatency: stats.firstAttemptLatency(),
         prunedEvents: maintenance.pruned,

@@ -13,6 +13,7 @@ export const OPERATIONAL_EVENTS = {
   subscriberFailing: 'herald.subscriber_failing',
   subscriberRecovered: 'herald.subscriber_recovered',
   recoveryCompleted: 'herald.recovery_completed',
+  deliveryStalled: 'herald.delivery_stalled',
 } as const;
 
 export type OperationalEvent =
@@ -38,6 +39,11 @@ export type OperationalEvent =
   | {
       type: typeof OPERATIONAL_EVENTS.recoveryCompleted;
       data: { recoveryId: string; subscriberId: string; requeued: number };
+    }
+  | {
+      type: typeof OPERATIONAL_EVENTS.deliveryStalled;
+      /** Deliveries have waited while a delivery engine claimed none (engine/stall-watch.ts). */
+      data: { stallId: string; dueSince: string; waitingSeconds: number; loopStuck: boolean };
     };
 
 export type PublishOperational = (orgId: string, eventType: string, aggregateId: string, data: Record<string, unknown>, idempotencyKey: string) => Promise<unknown>;
@@ -48,6 +54,7 @@ export type EmitOperational = (orgId: string, event: OperationalEvent, cause: st
 function aggregateOf(event: OperationalEvent): string {
   if (event.type === OPERATIONAL_EVENTS.deliveryExhausted) return event.data.deliveryId;
   if (event.type === OPERATIONAL_EVENTS.recoveryCompleted) return event.data.recoveryId;
+  if (event.type === OPERATIONAL_EVENTS.deliveryStalled) return event.data.stallId;
   return event.data.subscriberId;
 }
 
@@ -98,5 +105,13 @@ export const OPERATIONAL_EVENT_TYPES: readonly EventTypeDefinition[] = [
     description: 'A recovery of a range of deliveries finished; `requeued` deliveries were sent again.',
     dataSchema: schemaOf({ recoveryId: text, subscriberId: text, requeued: count }),
     example: { recoveryId: 'rec_5f2b9c1e0a7d4e63', subscriberId: 'billing', requeued: 42 },
+  },
+  {
+    type: OPERATIONAL_EVENTS.deliveryStalled,
+    description:
+      'Deliveries of this organization have been due for a while and a delivery engine claimed none meanwhile (docs/operations.md, "When delivery stops"). ' +
+      '`dueSince` is when the oldest of them became due; `loopStuck` says the engine\'s loop itself stopped, which its liveness probe reports too.',
+    dataSchema: schemaOf({ stallId: text, dueSince: { type: 'string', format: 'date-time' }, waitingSeconds: count, loopStuck: { type: 'boolean' } }),
+    example: { stallId: '9d4c1f7e-2b3a-4c5d-8e6f-7a8b9c0d1e2f', dueSince: '2025-01-31T12:00:00.000Z', waitingSeconds: 45, loopStuck: false },
   },
 ];

@@ -22,6 +22,8 @@ export const ENV_NAMES: Record<string, string> = {
   retentionMs: 'HERALD_RETENTION',
   leaseMarginMs: 'HERALD_LEASE_MARGIN',
   maintenanceIntervalMs: 'HERALD_MAINTENANCE_INTERVAL',
+  stallAfterMs: 'HERALD_STALL_AFTER',
+  loopStuckAfterMs: 'HERALD_LOOP_STUCK_AFTER',
   breaker: 'HERALD_BREAKER',
   deliveryTraceparent: 'HERALD_DELIVERY_TRACEPARENT',
   logLevel: 'HERALD_LOG_LEVEL',
@@ -118,6 +120,8 @@ export function configFromEnv(env: Env, readFile: (path: string) => string): Raw
   set('retentionMs', text('HERALD_RETENTION') && durationOrRaw(text('HERALD_RETENTION')!));
   set('leaseMarginMs', text('HERALD_LEASE_MARGIN') && durationOrRaw(text('HERALD_LEASE_MARGIN')!));
   set('maintenanceIntervalMs', text('HERALD_MAINTENANCE_INTERVAL') && durationOrRaw(text('HERALD_MAINTENANCE_INTERVAL')!));
+  set('stallAfterMs', text('HERALD_STALL_AFTER') && durationOrRaw(text('HERALD_STALL_AFTER')!));
+  set('loopStuckAfterMs', text('HERALD_LOOP_STUCK_AFTER') && durationOrRaw(text('HERALD_LOOP_STUCK_AFTER')!));
   set('breaker', text('HERALD_BREAKER') && breakerOrRaw(text('HERALD_BREAKER')!));
   set('deliveryTraceparent', text('HERALD_DELIVERY_TRACEPARENT') && booleanOrRaw(text('HERALD_DELIVERY_TRACEPARENT')!));
   set('logLevel', text('HERALD_LOG_LEVEL'));

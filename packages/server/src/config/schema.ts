@@ -73,6 +73,12 @@ export const HostConfig = Type.Object(
     maintenanceIntervalMs: Type.Optional(
       Type.Integer({ minimum: 1_000, maximum: 600_000, description: 'How often expired leases are recovered (cluster-wide).' }),
     ),
+    stallAfterMs: Type.Optional(
+      Type.Integer({ minimum: 1_000, maximum: 3_600_000, description: 'Due deliveries waiting this long while the engine claims none are a stall (logged, herald.delivery_stalled).' }),
+    ),
+    loopStuckAfterMs: Type.Optional(
+      Type.Integer({ minimum: 1_000, maximum: 3_600_000, description: "One step of the engine's poll lasting this long: the loop is stuck, /healthz answers 503." }),
+    ),
     breaker: Type.Optional(
       Type.Union(
         [

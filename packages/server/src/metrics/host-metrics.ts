@@ -13,6 +13,7 @@ export interface EngineFigures {
   bySubscriber: Array<{ orgId: string; subscriber: string; delivered: number; failed: number; retried: number }>;
   firstAttemptLatency: { bounds: readonly number[]; cumulative: number[]; sum: number; count: number };
   prunedEvents?: number;
+  loop: { stepForMs: number; sinceKeptUpMs: number; stuck: boolean; stalled: boolean };
 }
 
 export interface MetricSources {
@@ -68,6 +69,18 @@ export class HostMetrics {
           : [],
       ),
       this.attemptDuration,
+      new Sampled('herald_engine_loop_step_seconds', 'How long the delivery poll in progress has been in one step (0 between polls); a stuck loop grows it (docs/operations.md "When delivery stops").', 'gauge', () =>
+        engineSample((e) => e.loop.stepForMs / 1000),
+      ),
+      new Sampled('herald_engine_poll_behind_seconds', 'Since the delivery poll last kept up: claimed rows, found none due, or had every slot busy.', 'gauge', () =>
+        engineSample((e) => e.loop.sinceKeptUpMs / 1000),
+      ),
+      new Sampled('herald_engine_stalled', 'Whether due deliveries wait past the stall threshold while this engine claims none (1/0).', 'gauge', () =>
+        engineSample((e) => (e.loop.stalled ? 1 : 0)),
+      ),
+      new Sampled('herald_engine_loop_stuck', 'Whether one step of the delivery poll has lasted past the stuck threshold (1/0); /healthz answers 503 meanwhile.', 'gauge', () =>
+        engineSample((e) => (e.loop.stuck ? 1 : 0)),
+      ),
       new Sampled('herald_retention_pruned_events_total', 'Settled events (with their rows and attempts) removed by retention runs of this process.', 'counter', () =>
         engineSample((e) => e.prunedEvents ?? 0),
       ),

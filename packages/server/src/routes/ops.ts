@@ -25,11 +25,19 @@ const ReadyBody = Type.Object(
   { additionalProperties: false },
 );
 
+const HealthBody = Type.Object({ status: Type.Union([Type.Literal('ok'), Type.Literal('engine loop stuck')]) }, { additionalProperties: false });
+
 export const opsRoutes: FastifyPluginAsyncTypebox<OpsRouteOptions> = async (app, options) => {
+  // Liveness: the process answers, and the delivery engine here (if any) has not got stuck in one
+  // step of its loop (engine/stall-watch.ts); restarting the pod is what heals that. A busy engine
+  // finishes steps, and the store's state is readiness's business, so neither fails this.
   app.get(
     '/healthz',
-    { schema: { hide: true, response: { 200: Type.Object({ status: Type.Literal('ok') }) } } },
-    async () => ({ status: 'ok' as const }),
+    { schema: { hide: true, response: { 200: HealthBody, 503: HealthBody } } },
+    async (_request, reply) => {
+      const stuck = options.metricSources.engine()?.loop.stuck === true;
+      return reply.code(stuck ? 503 : 200).send(stuck ? { status: 'engine loop stuck' as const } : { status: 'ok' as const });
+    },
   );
 
   app.get('/readyz', { schema: { hide: true, response: { 200: ReadyBody, 503: ReadyBody } } }, async (_request, reply) => {
