@@ -19,6 +19,7 @@ import { HostMetrics } from './metrics/host-metrics.js';
 import { readAttemptDurationsBetween, readQueueStats } from './metrics/queue-stats.js';
 import { ProjectStore } from './projects/project-store.js';
 import { LISTEN_PATH } from './listen/registry.js';
+import { connectWhenReachable, databaseHosts } from './store-wait.js';
 
 export type HostMode = 'all' | 'api-only' | 'engine-only';
 
@@ -60,7 +61,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
   // Driver options (timeouts, TLS, pool) come from the URI, so operators tune them in one place;
   // where it is silent, timeouts default to answering within seconds during an outage.
   const client = new MongoClient(config.mongodbUri, storeClientOptions(config.mongodbUri));
-  await client.connect();
+  await connectWhenReachable(client, { logger, listen: { host: config.host, port: config.port }, engine: mode === 'api-only' ? 'disabled' : 'stopped' });
   const keeper = keepClientConnected(client, { logger: logger.child({ component: 'store' }) });
   const db = client.db(config.mongodbDbName);
   // Whatever started before a failure is stopped again, so a failed start never leaves work running.
@@ -117,7 +118,10 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
           queue: () => readQueueStats(db),
           attemptDurationsBetween: (since, until) => readAttemptDurationsBetween(db, since, until),
         },
-        readiness: () => core.health(),
+        readiness: async () => {
+          const state = await core.health();
+          return state.mongo ? state : { ...state, database: `${databaseHosts(client)} does not answer` };
+        },
         selfOrigin: () => selfOrigin,
       },
       { api: mode !== 'engine-only', engineEnabled },

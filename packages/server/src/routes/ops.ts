@@ -6,6 +6,8 @@ import type { HostMetrics, MetricSources } from '../metrics/host-metrics.js';
 export interface Readiness {
   mongo: boolean;
   engine: 'running' | 'stopped';
+  /** When the database does not answer: which one (its hosts, never credentials). */
+  database?: string;
 }
 
 export interface OpsRouteOptions {
@@ -21,6 +23,7 @@ const ReadyBody = Type.Object(
     status: Type.Union([Type.Literal('ready'), Type.Literal('not ready')]),
     mongo: Type.Boolean(),
     engine: Type.Union([Type.Literal('running'), Type.Literal('stopped'), Type.Literal('disabled')]),
+    database: Type.Optional(Type.String()),
   },
   { additionalProperties: false },
 );
@@ -44,7 +47,7 @@ export const opsRoutes: FastifyPluginAsyncTypebox<OpsRouteOptions> = async (app,
     const state = await options.readiness().catch((): Readiness => ({ mongo: false, engine: 'stopped' }));
     const engine = options.engineEnabled ? state.engine : 'disabled';
     const ready = state.mongo && (engine === 'running' || engine === 'disabled');
-    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', mongo: state.mongo, engine });
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'not ready', mongo: state.mongo, engine, ...(state.database && !state.mongo ? { database: state.database } : {}) });
   });
 
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
