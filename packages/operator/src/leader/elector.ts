@@ -25,8 +25,9 @@ function timeText(value: unknown): string | undefined {
 }
 
 function toRecord(lease: V1Lease | undefined): LeaseRecord | undefined {
-  const spec = lease?.spec;
-  if (!spec) return undefined;
+  if (!lease) return undefined;
+  // The chart creates the Lease with an empty spec: it exists, nobody holds it.
+  const spec = lease.spec ?? {};
   return {
     holderIdentity: spec.holderIdentity,
     leaseDurationSeconds: spec.leaseDurationSeconds,
@@ -50,6 +51,8 @@ export class LeaderElector {
   private leading = false;
   private lastRenewedAtMs = 0;
   private stopped = false;
+  /** Set while the Lease is missing and could not be created, so that is said once, not every retry. */
+  private missingReported = false;
   private wake: (() => void) | undefined;
   private loop: Promise<void> | undefined;
 
@@ -107,6 +110,7 @@ export class LeaderElector {
     let lease: V1Lease | undefined;
     try {
       lease = await api.readNamespacedLease({ name, namespace });
+      this.missingReported = false;
     } catch (error) {
       if (!(error instanceof ApiException && error.code === 404)) throw error;
     }
@@ -116,7 +120,14 @@ export class LeaderElector {
         case 'wait':
           return false;
         case 'create':
-          await api.createNamespacedLease({ namespace, body: { metadata: { name, namespace }, spec: toSpec(decision.record) } });
+          // Only where the operator's credentials allow it: the chart creates the Lease and grants no create.
+          try {
+            await api.createNamespacedLease({ namespace, body: { metadata: { name, namespace }, spec: toSpec(decision.record) } });
+          } catch (error) {
+            if (!(error instanceof ApiException && error.code === 403)) throw error;
+            this.reportMissingLease(error);
+            return false;
+          }
           return true;
         case 'renew':
         case 'takeover':
@@ -130,6 +141,20 @@ export class LeaderElector {
     }
   }
 
+  private reportMissingLease(error: unknown): void {
+    const { namespace, name, logger } = this.options;
+    const lease = `${namespace}/${name}`;
+    if (this.missingReported) {
+      logger.debug({ lease }, 'leader election: the lease is still missing');
+      return;
+    }
+    this.missingReported = true;
+    logger.error(
+      { lease, err: describe(error) },
+      `leader election: Lease ${lease} does not exist and this operator may not create it; it belongs to the Helm release, and \`helm upgrade\` of the release creates it again. No replica leads until it exists`,
+    );
+  }
+
   private async release(): Promise<void> {
     const { api, namespace, name, identity, logger } = this.options;
     try {
@@ -139,6 +164,11 @@ export class LeaderElector {
       await api.replaceNamespacedLease({ name, namespace, body: { metadata: lease.metadata, spec: toSpec(releasedRecord(record)) } });
       logger.info('leader election: released the lease');
     } catch (error) {
+      // helm uninstall deletes the Lease while the pods are still stopping: nothing left to release.
+      if (error instanceof ApiException && error.code === 404) {
+        logger.info('leader election: the lease is gone, nothing to release');
+        return;
+      }
       logger.warn({ err: describe(error) }, 'leader election: could not release the lease');
     }
   }
