@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { operatorServiceAccount } from '../support/kube-apiserver.js';
-import { adminKubeconfigPath, helm, kubectl, kubectlOk, operatorKubeconfigPath } from '../support/kube.js';
+import { adminKubeconfigPath, createTestNamespace, helm, kubectl, kubectlOk, operatorKubeconfigPath } from '../support/kube.js';
 import { openTestDatabase } from '../support/mongo.js';
 
 const repoRoot = resolve(import.meta.dirname, '../..');
@@ -130,6 +130,7 @@ describe('charts/herald', () => {
       'ConfigMap/herald-config',
       'Deployment/herald',
       'Deployment/herald-operator',
+      'Lease/herald-operator',
       'PodDisruptionBudget/herald-server',
       'Role/herald-operator-leader-election',
       'RoleBinding/herald-operator-leader-election',
@@ -356,5 +357,70 @@ describe('charts/herald', () => {
     expect(can(['get', 'configmaps'])).toBe('no');
     expect(can(['update', 'leases.coordination.k8s.io/some-other-lease'], releaseNamespace)).toBe('no');
     expect(can(['get', 'leases.coordination.k8s.io/herald-operator'], 'default')).toBe('no');
+    // The chart creates the Lease; create cannot be limited to one name, so it is not granted.
+    expect(can(['create', 'leases.coordination.k8s.io'], releaseNamespace)).toBe('no');
+    expect(can(['delete', 'leases.coordination.k8s.io/herald-operator'], releaseNamespace)).toBe('no');
+  });
+
+  it('lets the operator write its own Lease and no other (requests made for real)', () => {
+    const asOperator = (args: string[], input?: string) => kubectl([...args, '-n', releaseNamespace], { kubeconfig: operatorKubeconfigPath(), input });
+    const lease = (name: string) => JSON.stringify({ apiVersion: 'coordination.k8s.io/v1', kind: 'Lease', metadata: { name, namespace: releaseNamespace }, spec: {} });
+    kubectlOk(['apply', '-n', releaseNamespace, '-f', '-'], { input: renderText(defaultArgs) });
+    kubectlOk(['apply', '-f', '-'], { input: lease('some-other-lease') });
+
+    expect(asOperator(['get', 'lease', 'herald-operator']).status).toBe(0);
+    const ownPatch = asOperator(['patch', 'lease', 'herald-operator', '--type=merge', '-p', '{}']);
+    expect(ownPatch.stderr).toBe('');
+    expect(ownPatch.status).toBe(0);
+    for (const [what, result] of [
+      ['get another Lease', asOperator(['get', 'lease', 'some-other-lease'])],
+      ['patch another Lease', asOperator(['patch', 'lease', 'some-other-lease', '--type=merge', '-p', '{"spec":{"holderIdentity":"operator"}}'])],
+      ['create a Lease', asOperator(['create', '-f', '-'], lease('operator-made'))],
+      ['delete its own Lease', asOperator(['delete', 'lease', 'herald-operator'])],
+    ] as const) {
+      expect(result.status, what).not.toBe(0);
+      expect(result.stderr, what).toMatch(/forbidden/i);
+    }
+    expect(kubectl(['get', 'lease', 'operator-made', '-n', releaseNamespace]).status).not.toBe(0);
+    expect(kubectlOk(['get', 'lease', 'herald-operator', '-n', releaseNamespace, '-o', 'name']).trim()).toBe('lease.coordination.k8s.io/herald-operator');
+  });
+
+  it('makes the Lease part of the release: an upgrade keeps its holder or restores it, uninstall deletes it (real helm)', () => {
+    // Its own release and namespace: the tests above applied "herald" objects without Helm's metadata.
+    const namespace = createTestNamespace('lease');
+    const leaseName = 'lease-herald-operator';
+    const helmOk = (args: string[]) => {
+      const result = helm([...args, '--namespace', namespace, '--kubeconfig', adminKubeconfigPath()]);
+      expect(result.status, result.stderr).toBe(0);
+    };
+    const upgrade = () => helmOk(['upgrade', 'lease', chart, '--reuse-values', '--set', 'config.drainTimeoutSeconds=12']);
+    const live = () => JSON.parse(kubectlOk(['get', 'lease', leaseName, '-n', namespace, '-o', 'json'])) as {
+      metadata: { labels?: Record<string, string> };
+      spec: Record<string, unknown>;
+    };
+
+    helmOk(['install', 'lease', chart, ...defaultArgs]);
+    expect(live().metadata.labels).toMatchObject({ 'app.kubernetes.io/managed-by': 'Helm', 'app.kubernetes.io/instance': 'lease' });
+    expect(live().spec).toEqual({});
+
+    // What a leader writes; then a label removed by hand, so the upgrade has to patch this Lease.
+    const now = new Date().toISOString().replace('Z', '000Z');
+    const held = { holderIdentity: 'operator-pod-a', leaseDurationSeconds: 15, acquireTime: now, renewTime: now, leaseTransitions: 3 };
+    kubectlOk(['patch', 'lease', leaseName, '-n', namespace, '--type=merge', '-p', JSON.stringify({ spec: held })]);
+    kubectlOk(['label', 'lease', leaseName, '-n', namespace, 'app.kubernetes.io/part-of-']);
+    upgrade();
+    // Helm 3's three-way merge patched what the chart sets and left the holder alone.
+    expect(live().metadata.labels?.['app.kubernetes.io/part-of']).toBe('herald');
+    expect(live().spec).toEqual(held);
+
+    // Deleted by hand (the operator cannot create it): the next upgrade creates it again, unheld.
+    kubectlOk(['delete', 'lease', leaseName, '-n', namespace]);
+    upgrade();
+    expect(live().spec).toEqual({});
+
+    helmOk(['uninstall', 'lease']);
+    const gone = kubectl(['get', 'lease', leaseName, '-n', namespace]);
+    expect(gone.status).not.toBe(0);
+    expect(gone.stderr).toContain('NotFound');
   });
 });

@@ -1,5 +1,6 @@
-// Two herald-operator processes (the built executable, watching all namespaces) against one Lease:
-// only the leader reconciles; killing it hands over; a graceful stop releases the Lease at once.
+// Two herald-operator processes (the built executable, watching all namespaces) against the chart's
+// Lease, with the chart's RBAC: only the leader reconciles; killing it hands over; a graceful stop
+// releases the Lease at once; a Lease deleted by hand is reported, not recreated.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -142,5 +143,26 @@ describe('leader election between two operator processes', () => {
     await waitFor('third subscriber in Herald', () => subscriberExists('third'), 20_000);
     next.process.kill('SIGTERM');
     expect(await exited(next.process)).toBe(0);
+  });
+
+  it('says once that a Lease deleted by hand is missing, cannot recreate it, and leads again when the chart restores it', async () => {
+    const missing = 'does not exist and this operator may not create it';
+    const replica = await startReplica('replica-d');
+    await waitFor('replica-d to lead', () => (leaseHolder() === 'replica-d' ? true : undefined), 10_000);
+    kubectlOk(['delete', 'lease', 'herald-operator', '-n', 'herald-system']);
+    await waitFor('replica-d to report the missing Lease', () => (replica.output.join('').includes(missing) ? true : undefined), 10_000);
+    // Past its renew deadline (3 s) it steps down; the chart grants no create, so the Lease stays gone.
+    await waitFor('replica-d to step down', async () => ((await metricsOf(replica)).includes('herald_operator_leader 0') ? true : undefined), 10_000);
+    expect(kubectl(['get', 'lease', 'herald-operator', '-n', 'herald-system']).stderr).toContain('NotFound');
+    const line = replica.output.join('').split('\n').find((text) => text.includes(missing)) ?? '';
+    console.log(`replica-d: ${line}`);
+    expect(JSON.parse(line)).toMatchObject({ level: 50, lease: 'herald-system/herald-operator' });
+
+    installChartOperatorRbac(); // as `helm upgrade` would
+    await waitFor('replica-d to lead again', () => (leaseHolder() === 'replica-d' ? true : undefined), 10_000);
+    expect(replica.output.join('').split(missing).length - 1).toBe(1);
+    replica.process.kill('SIGTERM');
+    expect(await exited(replica.process)).toBe(0);
+    expect(leaseHolder()).toBe('');
   });
 });

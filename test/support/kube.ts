@@ -68,19 +68,21 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
 }
 
 /**
- * Applies the chart's operator RBAC (ServiceAccount, ClusterRole, bindings, Lease Role) as rendered
- * by `helm template` with default values into herald-system: the operator under test then runs with
- * the operator kubeconfig, which impersonates that ServiceAccount, so it has only what the chart grants.
+ * Applies the chart's operator RBAC (ServiceAccount, ClusterRole, bindings, Lease Role) and its
+ * Lease as rendered by `helm template` with default values into herald-system: the operator under
+ * test then runs with the operator kubeconfig, which impersonates that ServiceAccount, so it has
+ * only what the chart grants (which does not include creating the Lease). Re-applying keeps a live
+ * Lease's holder, as `helm upgrade` does: the rendered spec sets none.
  */
 export function installChartOperatorRbac(): void {
   const namespace = 'herald-system';
   if (kubectl(['get', 'namespace', namespace]).status !== 0) kubectlOk(['create', 'namespace', namespace]);
   const rendered = helm(['template', 'herald', `${import.meta.dirname}/../../charts/herald`, '--namespace', namespace, '--set', 'mongodb.uri=mongodb://unused:27017']);
   if (rendered.status !== 0) throw new Error(`helm template failed: ${rendered.stderr}`);
-  const rbacKinds = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding']);
+  const operatorKinds = new Set(['ServiceAccount', 'ClusterRole', 'ClusterRoleBinding', 'Role', 'RoleBinding', 'Lease']);
   const documents = rendered.stdout.split(/^---$/m).filter((document) => {
     const kind = /^kind: (\S+)$/m.exec(document)?.[1];
-    return kind !== undefined && rbacKinds.has(kind);
+    return kind !== undefined && operatorKinds.has(kind);
   });
   kubectlOk(['apply', '-f', '-'], { input: documents.join('\n---\n') });
 }
