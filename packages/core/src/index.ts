@@ -13,6 +13,7 @@ export type {
   MasterKeys,
   MongoConnection,
   PrincipalDirectory,
+  PublishManyResult,
   PublishResult,
   Scope,
   SigningProfile,
@@ -31,8 +32,8 @@ export {
   type FieldIssue,
 } from './errors/index.js';
 export { clientTimeoutOptions, isStoreUnavailable, storeClientOptions, StoreUnavailableError } from './storage/availability.js';
-export { contextFromTraceparent } from './tracing.js';
 export { keepClientConnected, type ClientKeeper, type ClientKeeperOptions } from './storage/client-keeper.js';
+export { contextFromTraceparent } from './tracing.js';
 export { DELETED_USER, SYSTEM_ACTOR } from './subscribers/mapping.js';
 export { validateSubscriberCreate, validateSubscriberUpdate } from './subscribers/validation.js';
 export { checkEventTypeDefinition } from './validation/event-type.js';
@@ -51,6 +52,11 @@ export type {
   Page,
   PageQuery,
   Pagination,
+  PublishBatchAccepted,
+  PublishBatchItem,
+  PublishBatchRefused,
+  PublishBatchRequest,
+  PublishBatchResult,
   PublishEventInput,
   WebhookDeliveryParams,
   WebhookEvent,

@@ -4,6 +4,7 @@ import type { DeliveryEngine, DeliveryOptions, EngineDeps, EngineLogger, EngineM
 import type {
   EventStatus,
   Page,
+  PublishBatchItem,
   PublishEventInput,
   Recovery,
   RecoveryRequest,
@@ -19,6 +20,7 @@ import type {
   WebhookSubscriberUpdateRequest,
 } from './schemas/index.js';
 
+import type { HeraldError } from './errors/index.js';
 import type { ErasedEvent } from './events/erase.js';
 import type { RetentionService } from './retention/service.js';
 export type { ErasedEvent } from './events/erase.js';
@@ -127,8 +129,18 @@ export interface PublishResult {
   created: boolean;
 }
 
+/** One item's outcome in `publishMany`: its event (durable), or why it was not published. */
+export type PublishManyResult = ({ ok: true } & PublishResult) | { ok: false; error: HeraldError };
+
 export interface EventService {
   publish(scope: Scope, input: PublishEventInput, options?: { idempotencyKey?: string }): Promise<PublishResult>;
+  /**
+   * Publishes each item as `publish` would (its `idempotencyKey` as publish's option), sharing the
+   * store's round trips; one result per item, in order. An invalid item fails alone. Items with the
+   * same key are taken in order, as repeated publishes would be. `error` is a typed error
+   * (ValidationError, ConflictError, StoreUnavailableError, or code INTERNAL_SERVER_ERROR).
+   */
+  publishMany(scope: Scope, items: readonly PublishBatchItem[]): Promise<PublishManyResult[]>;
   list(scope: Scope, query?: { status?: EventStatus; limit?: number; offset?: number }): Promise<Page<WebhookEvent>>;
   get(scope: Scope, eventId: string): Promise<WebhookEventDetail>;
   /** Every row back to PENDING (due now), the event back to DISPATCHED. */

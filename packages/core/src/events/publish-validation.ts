@@ -1,6 +1,7 @@
-// Publish input rules (DECISIONS §2, §5). Pure apart from the catalog's compiled schemas.
+// Publish input rules (DECISIONS §2, §5), for one event and for an item of a batch. Pure apart from
+// the catalog's compiled schemas.
 import { ValidationError, type FieldIssue } from '../errors/index.js';
-import { PUBLISH_LIMITS, type PublishEventInput } from '../schemas/index.js';
+import { PUBLISH_BATCH_LIMITS, PUBLISH_LIMITS, type PublishEventInput } from '../schemas/index.js';
 import { checkFields, isPlainObject, stringCheck, type Check } from '../validation/fields.js';
 import type { Catalog } from './catalog.js';
 import { isOperationalEventType, isValidEventType, OPERATIONAL_FAMILY } from './matching.js';
@@ -92,4 +93,29 @@ export function validatePublishInput(input: unknown, catalog: Catalog): ValidPub
     input: valid,
     sensitiveNames: [...new Set([...catalog.sensitiveFieldsOf(valid.eventType), ...(valid.sensitive ?? [])])],
   };
+}
+
+/** An Idempotency-Key's bounds, the same whether it comes as publish's option or a batch item's field. */
+export function idempotencyKeyProblem(key: unknown): string | undefined {
+  if (typeof key !== 'string') return 'must be a string';
+  return key.length === 0 || key.length > PUBLISH_BATCH_LIMITS.idempotencyKeyMax ? `must be 1–${PUBLISH_BATCH_LIMITS.idempotencyKeyMax} characters` : undefined;
+}
+
+export interface ValidPublishItem extends ValidPublish {
+  idempotencyKey: string | undefined;
+}
+
+/** One item of publishMany: the publish input plus its own `idempotencyKey`, all issues at once. */
+export function validatePublishItem(item: unknown, catalog: Catalog): ValidPublishItem {
+  if (!isPlainObject(item)) throw ValidationError.single('event', 'must be a JSON object');
+  const { idempotencyKey, ...input } = item;
+  const keyProblem = idempotencyKey === undefined ? undefined : idempotencyKeyProblem(idempotencyKey);
+  try {
+    const valid = validatePublishInput(input, catalog);
+    if (keyProblem !== undefined) throw ValidationError.single('idempotencyKey', keyProblem);
+    return { ...valid, idempotencyKey: idempotencyKey as string | undefined };
+  } catch (error) {
+    if (keyProblem === undefined || !(error instanceof ValidationError) || error.errors.some((issue) => issue.field === 'idempotencyKey')) throw error;
+    throw new ValidationError([{ field: 'idempotencyKey', message: keyProblem }, ...error.errors]);
+  }
 }

@@ -4,14 +4,15 @@ import { SUMMARY_PROJECTION, type DeliveryRowSummary } from '../deliveries/mappi
 import type { AttemptDocument } from '../storage/documents.js';
 import { requeueRows } from '../deliveries/requeue.js';
 import { findRows } from '../deliveries/rows.js';
-import { ConflictError, NotFoundError, ValidationError } from '../errors/index.js';
+import { ConflictError, HeraldError, isHeraldError, NotFoundError, ValidationError } from '../errors/index.js';
+import { isStoreUnavailable, StoreUnavailableError } from '../storage/availability.js';
 import { isDuplicateKeyError } from '../storage/collections.js';
 import { EVENT_LIST_ORDER } from '../storage/indexes.js';
 import type { EventDocument } from '../storage/documents.js';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { PublishEventInput } from '../schemas/index.js';
 import { traceparentOf, tracer } from '../tracing.js';
-import type { EventService, PublishResult, Scope } from '../types.js';
+import type { EventService, PublishManyResult, PublishResult, Scope } from '../types.js';
 import { validateEventStatus, validatePageQuery } from '../validation/page.js';
 import { newEventDocument } from './event-document.js';
 import { completeFanOut, eventPayload, sealSensitive } from './fan-out.js';
@@ -20,12 +21,17 @@ import { createPublishBatcher } from './publish-batch.js';
 import { idempotentEventId, newEventId, publishFingerprint, type IdempotencyNamespace } from './ids.js';
 import { toWebhookEvent, toWebhookEventDetail } from './mapping.js';
 import { splitSensitive } from './payload.js';
-import { validatePublishInput } from './publish-validation.js';
-
-const IDEMPOTENCY_KEY_MAX = 255;
+import { idempotencyKeyProblem, validatePublishInput, validatePublishItem } from './publish-validation.js';
 
 export interface InternalEventService extends EventService {
   publishOperational(orgId: string, eventType: string, aggregateId: string, data: Record<string, unknown>, idempotencyKey?: string): Promise<PublishResult>;
+}
+
+/** An item's failure as a typed error: the store's unavailability keeps its meaning, anything else is internal. */
+function failed(error: unknown): PublishManyResult {
+  if (isHeraldError(error)) return { ok: false, error };
+  if (isStoreUnavailable(error)) return { ok: false, error: new StoreUnavailableError(undefined, { cause: error }) };
+  return { ok: false, error: new HeraldError('INTERNAL_SERVER_ERROR', 'The event could not be published because of an unexpected error', { cause: error }) };
 }
 
 export function createEventService(context: CoreContext): InternalEventService {
@@ -128,10 +134,35 @@ export function createEventService(context: CoreContext): InternalEventService {
     async publish(scope, rawInput, options = {}) {
       const { input, sensitiveNames } = validatePublishInput(rawInput, context.catalog);
       const key = options.idempotencyKey;
-      if (key !== undefined && (key.length === 0 || key.length > IDEMPOTENCY_KEY_MAX)) {
-        throw ValidationError.single('Idempotency-Key', `must be 1–${IDEMPOTENCY_KEY_MAX} characters`);
-      }
+      const keyProblem = key === undefined ? undefined : idempotencyKeyProblem(key);
+      if (keyProblem !== undefined) throw ValidationError.single('Idempotency-Key', keyProblem);
       return record(scope, input, sensitiveNames, key);
+    },
+
+    publishMany(scope, items) {
+      // Every valid item is handed to the publish batcher in this turn of the event loop, so they
+      // share its group commits. An item whose key an earlier item of the call holds waits for that
+      // one's answer, then goes as a repeated publish would: it finds the event stored (or, if the
+      // earlier one failed, is published itself), never racing the earlier one's fan-out.
+      const lastWithKey = new Map<string, Promise<PublishManyResult>>();
+      return Promise.all(
+        items.map((item): Promise<PublishManyResult> => {
+          let valid: ReturnType<typeof validatePublishItem>;
+          try {
+            valid = validatePublishItem(item, context.catalog);
+          } catch (error) {
+            return Promise.resolve(failed(error));
+          }
+          const key = valid.idempotencyKey;
+          const run = (): Promise<PublishManyResult> =>
+            record(scope, valid.input, valid.sensitiveNames, key).then((result) => ({ ok: true, ...result }), failed);
+          if (key === undefined) return run();
+          const earlier = lastWithKey.get(key);
+          const result = earlier === undefined ? run() : earlier.then(run);
+          lastWithKey.set(key, result);
+          return result;
+        }),
+      );
     },
 
     /** Herald's own events (events/operational.ts): the reserved family, data built by Herald. */

@@ -4,6 +4,7 @@ export * from './common.js';
 export * from './status.js';
 export * from './subscribers.js';
 export * from './events.js';
+export * from './publish-batch.js';
 export * from './recoveries.js';
 export * from './event-types.js';
 export * from './retention.js';
