@@ -3,7 +3,8 @@
 // is read only here, after the checks, so a usage error is reported before "not logged in".
 import { activeInstance, openConfigStore } from './context.js';
 import { callApi, type ApiCall } from './http/client.js';
-import { printResult, withProgress, type View } from './output.js';
+import { printResult, withProgress } from './output.js';
+import type { View } from './view.js';
 
 export async function callAndPrint(label: string, call: ApiCall, view: View, jsonFlag: boolean): Promise<void> {
   const instance = activeInstance(openConfigStore());

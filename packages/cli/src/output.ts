@@ -1,20 +1,7 @@
 // Output of the dedicated commands: JSON when asked (--json) or when stdout is not a terminal,
 // otherwise a table drawn with Ink, which is imported only then.
 import { writeOut } from './io.js';
-
-export interface Column {
-  readonly header: string;
-  /** Dotted path into the item, e.g. "pagination.total". */
-  readonly path: string;
-  /** Drawn only when some row has a value there (e.g. `sequence`, which only ordered subscribers' rows carry). */
-  readonly optional?: boolean;
-}
-
-export type View =
-  | { readonly kind: 'table'; readonly columns: readonly Column[] }
-  | { readonly kind: 'record' }
-  /** A webhook event: summary, deliveries, and each delivery's attempt history. */
-  | { readonly kind: 'event' };
+import type { View } from './view.js';
 
 export function wantsJson(jsonFlag: boolean): boolean {
   return jsonFlag || !process.stdout.isTTY;

@@ -1,5 +1,5 @@
 // Turns API objects into table text. Pure, so it is tested without a terminal.
-import type { Column } from '../output.js';
+import type { Column } from '../view.js';
 
 export function valueAtPath(item: unknown, path: string): unknown {
   let current = item;

@@ -1,6 +1,6 @@
 // Terminal rendering with Ink; loaded only on a TTY by ../output.ts.
 import { render } from 'ink';
-import type { View } from '../output.js';
+import type { View } from '../view.js';
 import { paginationSummary, recordRows, shownColumns, tableRows } from './cells.js';
 import { EventDetail, Record, Spinner, Table } from './components.js';
 import { eventDetailView } from './event-detail.js';

@@ -5,7 +5,7 @@ import { parseCommand, runSubcommand } from '../args/subcommands.js';
 import { callAndPrint } from '../call-and-print.js';
 import { ExitCode } from '../errors.js';
 import { writeOut } from '../io.js';
-import type { Column } from '../output.js';
+import type { Column } from '../view.js';
 import { resourcePath } from './subscriber-request.js';
 
 const jsonFlag: FlagSpec = { name: 'json', kind: 'boolean', description: 'Print JSON even on a terminal' };
