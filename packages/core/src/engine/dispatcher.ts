@@ -91,7 +91,7 @@ export class Dispatcher implements FastPath {
   private flushes = 0;
   /** When the poll loop last finished a step (or began); how long it has not is what `loop()` reports. */
   private lastStepAt = Date.now();
-  /** When the poll last kept up: claimed rows, found none due, or had no slot free. */
+  /** When the poll last kept up: claimed rows, found none it could take now, or had no slot free. */
   private lastKeptUpAt = Date.now();
   private flushScheduled = false;
   private pollTimer: NodeJS.Timeout | undefined;
@@ -260,8 +260,9 @@ export class Dispatcher implements FastPath {
     const now = this.now();
     const found = await this.deps.store.findDue(now, free, this.gates.closed(now.getTime()));
     this.lastStepAt = Date.now();
-    if (found.length === 0) this.lastKeptUpAt = this.lastStepAt;
     const chosen = this.gates.choose(found, free, now.getTime());
+    // Nothing due, or only rows a subscriber's own limits hold back for now: the poll is keeping up.
+    if (chosen.length === 0) this.lastKeptUpAt = this.lastStepAt;
     // Rows left out for a busy subscriber are found again once one of its slots frees.
     if (chosen.length < found.length) this.backlog = true;
     if (chosen.length === 0) return 0;

@@ -138,7 +138,7 @@ export interface EngineMetrics {
 export interface EngineLoopMetrics {
   /** How long the poll in progress has been in one step; 0 between polls. */
   stepForMs: number;
-  /** Since the poll last kept up: claimed rows, found none due, or had no slot free. */
+  /** Since the poll last kept up: claimed rows, found none it could take now, or had no slot free. */
   sinceKeptUpMs: number;
   /** A step has lasted `loopStuckAfterMs`: the engine is not live. */
   stuck: boolean;

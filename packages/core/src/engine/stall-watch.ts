@@ -4,10 +4,11 @@
 //   not a slow store. The engine then reports itself not live: the host's /healthz answers 503, and
 //   Kubernetes restarts the pod; a busy loop finishes steps, so it is never reported.
 // - delivery stalled: deliveries have been due for `stallAfterMs` and for as long this engine's poll
-//   has not kept up (claimed rows, found none due, or had every slot busy). Said once when it begins
-//   — one log line and a `herald.delivery_stalled` event to the org of the oldest waiting delivery —
-//   and once when it ends. The default (45 s) is longer than the longest attempt (a 30 s timeout), so
-//   a subscriber whose slots are all busy with slow attempts is not taken for a stall.
+//   has not kept up — kept up meaning it claimed rows, found none it could take now (a subscriber's
+//   own limits may hold its rows back), or had every slot busy. So a stall is a poll that is stuck,
+//   whose reads keep failing, or whose claims never win. Said once when it begins (one log line and
+//   a `herald.delivery_stalled` event to the org of the oldest waiting delivery) and once when it
+//   ends.
 // The check reads the queue only when the poll has not kept up for `stallAfterMs`, and outside the
 // store lane: the lane may be what holds the engine up.
 import { randomUUID } from 'node:crypto';

@@ -72,7 +72,7 @@ export class HostMetrics {
       new Sampled('herald_engine_loop_step_seconds', 'How long the delivery poll in progress has been in one step (0 between polls); a stuck loop grows it (docs/operations.md "When delivery stops").', 'gauge', () =>
         engineSample((e) => e.loop.stepForMs / 1000),
       ),
-      new Sampled('herald_engine_poll_behind_seconds', 'Since the delivery poll last kept up: claimed rows, found none due, or had every slot busy.', 'gauge', () =>
+      new Sampled('herald_engine_poll_behind_seconds', 'Since the delivery poll last kept up: claimed rows, found none it could take now, or had every slot busy.', 'gauge', () =>
         engineSample((e) => e.loop.sinceKeptUpMs / 1000),
       ),
       new Sampled('herald_engine_stalled', 'Whether due deliveries wait past the stall threshold while this engine claims none (1/0).', 'gauge', () =>
