@@ -162,6 +162,14 @@ describe('the chart on a real cluster', () => {
     const ready = pods.items.filter((pod) => pod.status.conditions?.some((cond) => cond.type === 'Ready' && cond.status === 'True'));
     expect(ready.map((pod) => pod.metadata.name).length).toBe(pods.items.length);
     expect(pods.items.length).toBe(6); // 2 hosts, 2 workers, 2 operators
+    // The operators elect their leader on the Lease the chart created (they may not create one).
+    const lease = await waitFor('an operator to hold the Lease', async () => {
+      const current = await operatorLease();
+      return current.holder ? current : undefined;
+    }, 60_000);
+    expect(lease.labels).toMatchObject({ 'app.kubernetes.io/managed-by': 'Helm', 'app.kubernetes.io/instance': 'herald' });
+    expect(await operatorPods()).toContain(lease.holder);
+    console.log(`Lease herald/herald-operator: created by Helm, held by operator pod ${lease.holder}`);
     // The API answers through the host's Service from another namespace.
     // kube-proxy programs the Service a moment after its endpoints turn ready.
     await waitFor('the host Service to answer /readyz', async () => {
@@ -224,16 +232,27 @@ describe('the chart on a real cluster', () => {
     expect(gone.status).toBe(404);
   });
 
-  it('keeps every event through a helm upgrade (a changed config value rolls every pod) during steady publishing', async () => {
+  it('keeps every event through a helm upgrade (a changed config value rolls every host and worker pod) during steady publishing; the operator keeps its Lease', async () => {
     await createLoadSubscriber();
     const run = await publishAndWait('upgrade', 300, 10, async () => {
       await new Promise((resolve) => setTimeout(resolve, 5_000));
+      // A label removed by hand, so the upgrade has to patch the Lease while an operator holds it.
+      await c().kubectlOk(['-n', 'herald', 'label', 'lease', 'herald-operator', 'app.kubernetes.io/part-of-']);
+      const [leaseBefore, operatorsBefore] = [await operatorLease(), await operatorPods()];
       const upgrade = await c().helm(['upgrade', 'herald', 'charts/herald', '-n', 'herald', '--reuse-values', '--set', 'config.drainTimeoutSeconds=12']);
       expect(upgrade.status, upgrade.stderr).toBe(0);
       for (const deployment of ['herald', 'herald-worker', 'herald-operator']) {
         await c().kubectlOk(['-n', 'herald', 'rollout', 'status', `deploy/${deployment}`, '--timeout=300s']);
       }
       console.log(await c().kubectlOk(['-n', 'herald', 'get', 'pods']));
+      // This change does not roll the operator's pods, so the same one leads throughout: Helm's
+      // three-way merge put the label back and left the holder, which the template does not set.
+      const leaseAfter = await operatorLease();
+      console.log(`operator Lease across helm upgrade: held by ${leaseBefore.holder} since ${leaseBefore.acquireTime} (${leaseBefore.transitions} transitions), then by ${leaseAfter.holder} since ${leaseAfter.acquireTime} (${leaseAfter.transitions}); part-of label ${leaseAfter.labels['app.kubernetes.io/part-of'] ?? 'missing'}`);
+      expect(await operatorPods()).toEqual(operatorsBefore);
+      expect(leaseAfter.labels['app.kubernetes.io/part-of']).toBe('herald');
+      const held = ({ holder, acquireTime, transitions }: LeaseState) => ({ holder, acquireTime, transitions });
+      expect(held(leaseAfter)).toEqual(held(leaseBefore));
     });
     const stats = await waitForDeliveries('/load-upgrade', run.accepted, 240_000);
     console.log(`helm upgrade during publishing: ${run.accepted} published, ${run.failed} refused, ${stats.distinct} delivered, ${stats.distinct >= run.accepted ? 0 : run.accepted - stats.distinct} lost, ${stats.duplicates} duplicates`);
@@ -291,16 +310,18 @@ describe('the chart on a real cluster', () => {
     await c().kubectlOk(['-n', 'shop', 'delete', 'webhooksubscriber', 'fragment-url', 'no-secret', '--wait=true', '--timeout=60s']);
   });
 
-  it('helm uninstall leaves only what the docs say is kept: the CRD and the Secret with the master key', async () => {
+  it('helm uninstall leaves only what the docs say is kept: the CRD and the Secret with the master key; no Lease', async () => {
     await c().kubectlOk(['-n', 'shop', 'delete', 'webhooksubscriber', 'load', '--wait=true', '--timeout=60s']);
     const uninstall = await c().helm(['uninstall', 'herald', '-n', 'herald', '--wait', '--timeout', '180s']);
     expect(uninstall.status, uninstall.stderr).toBe(0);
     await waitFor('the release\'s pods to go', async () => ((await c().kubectlOk(['-n', 'herald', 'get', 'pods', '-o', 'name'])).trim() === '' ? true : undefined), 120_000);
     const kinds = 'all,configmaps,secrets,serviceaccounts,roles,rolebindings,leases,poddisruptionbudgets,endpointslices';
     const left = (await c().kubectlOk(['-n', 'herald', 'get', kinds, '-o', 'name'])).trim().split('\n').filter(Boolean).sort();
-    // kube-root-ca.crt and the default ServiceAccount belong to every namespace; the operator's
-    // Lease is written by the operator, not by Helm (docs/kubernetes.md says it stays).
-    expect(left).toEqual(['configmap/kube-root-ca.crt', 'lease.coordination.k8s.io/herald-operator', 'secret/herald-secrets', 'serviceaccount/default']);
+    console.log(`left in namespace herald after helm uninstall: ${left.join(', ')}`);
+    // The operator's Lease is the release's: Helm deleted it, and the operator may not create one.
+    expect((await c().kubectlOk(['-n', 'herald', 'get', 'leases', '-o', 'name'])).trim()).toBe('');
+    // kube-root-ca.crt and the default ServiceAccount belong to every namespace.
+    expect(left).toEqual(['configmap/kube-root-ca.crt', 'secret/herald-secrets', 'serviceaccount/default']);
     const clusterWide = await c().kubectlOk(['get', 'clusterroles,clusterrolebindings', '-o', 'name']);
     expect(clusterWide).not.toMatch(/herald/);
     expect(await c().kubectlOk(['get', 'crd', '-o', 'name'])).toContain('webhooksubscribers.herald.dev');
@@ -435,6 +456,28 @@ async function waitForDeliveries(path: string, expected: number, timeoutMs: numb
   } catch (error) {
     throw new Error(`${String(error)}; last seen: ${JSON.stringify(last)}`);
   }
+}
+
+interface LeaseState {
+  labels: Record<string, string>;
+  holder: string;
+  acquireTime?: string;
+  transitions?: number;
+}
+
+async function operatorLease(): Promise<LeaseState> {
+  const lease = JSON.parse(await c().kubectlOk(['-n', 'herald', 'get', 'lease', 'herald-operator', '-o', 'json'])) as {
+    metadata: { labels?: Record<string, string> };
+    spec: { holderIdentity?: string; acquireTime?: string; leaseTransitions?: number };
+  };
+  return { labels: lease.metadata.labels ?? {}, holder: lease.spec.holderIdentity ?? '', acquireTime: lease.spec.acquireTime, transitions: lease.spec.leaseTransitions };
+}
+
+async function operatorPods(): Promise<string[]> {
+  const pods = JSON.parse(await c().kubectlOk(['-n', 'herald', 'get', 'pods', '-l', 'app.kubernetes.io/component=operator', '-o', 'json'])) as {
+    items: { metadata: { name: string; deletionTimestamp?: string } }[];
+  };
+  return pods.items.filter((pod) => !pod.metadata.deletionTimestamp).map((pod) => pod.metadata.name).sort();
 }
 
 async function workerPods(): Promise<{ name: string; ip: string }[]> {
