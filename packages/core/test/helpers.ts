@@ -34,7 +34,7 @@ export function recordingEngine(): RecordingEngine {
     release: () => undefined,
     notify() { engine.notified += 1; },
     get running() { return running; },
-    metrics: () => ({ inFlight: 0, delivered: 0, failed: 0, retried: 0, bySubscriber: [], firstAttemptLatency: new DeliveryStats().firstAttemptLatency() }),
+    metrics: () => ({ inFlight: 0, delivered: 0, failed: 0, retried: 0, loop: { stepForMs: 0, sinceKeptUpMs: 0, stuck: false, stalled: false }, bySubscriber: [], firstAttemptLatency: new DeliveryStats().firstAttemptLatency() }),
   };
   return engine;
 }
