@@ -46,6 +46,26 @@ describe('parseArgs', () => {
     expect(errorOf(() => parseArgs(['--method'], specs)).code).toBe('FLAG_NEEDS_VALUE');
     expect(errorOf(() => parseArgs(['--include=yes'], specs)).code).toBe('FLAG_TAKES_NO_VALUE');
   });
+
+  it('names the flag as it was written in each error', () => {
+    expect(errorOf(() => parseArgs(['-iX'], specs)).message).toBe('flag -X needs a value');
+    expect(errorOf(() => parseArgs(['--method'], specs)).message).toBe('flag --method needs a value');
+    expect(errorOf(() => parseArgs(['--include=yes'], specs)).message).toBe('flag --include does not take a value');
+    expect(errorOf(() => parseArgs(['--nope=1'], specs)).message).toBe('unknown flag --nope');
+  });
+
+  it('takes a string value attached to a short flag at the end of a group, and -- as a value', () => {
+    expect(parseArgs(['-iXPOST'], specs).flags).toStrictEqual({ include: true, method: 'POST' });
+    expect(parseArgs(['-X', '--', 'x'], specs)).toMatchObject({ flags: { method: '--' }, positionals: ['x'] });
+  });
+
+  it('reads a dash inside a group as an unknown flag, not as the end of the flags', () => {
+    expect(errorOf(() => parseArgs(['-i-', '--method'], specs)).message).toBe('unknown flag --');
+  });
+
+  it('does not take an undeclared short flag for a long flag of that letter', () => {
+    expect(errorOf(() => parseArgs(['-x'], [{ name: 'x', kind: 'boolean', description: 'x' }])).message).toBe('unknown flag -x');
+  });
 });
 
 describe('renderHelp', () => {

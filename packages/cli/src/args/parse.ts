@@ -1,5 +1,7 @@
-// A small, strict command-line parser: every flag must be declared, so a typo is an error before
-// anything is sent. Pure: argv in, parsed flags out (or a CliError).
+// A strict command-line parser: every flag must be declared, so a typo is an error before anything
+// is sent. Node's parseArgs splits argv into tokens; this checks them against the flag specs. Pure:
+// argv in, parsed flags out (or a CliError).
+import { parseArgs as tokenize, type ParseArgsOptionsConfig } from 'node:util';
 import { usageError } from '../errors.js';
 
 export type FlagKind = 'boolean' | 'string' | 'repeatable';
@@ -25,83 +27,57 @@ export interface ParsedArgs {
   readonly occurrences: readonly { readonly name: string; readonly value: string }[];
 }
 
-function findLong(specs: readonly FlagSpec[], name: string): FlagSpec | undefined {
-  return specs.find((spec) => spec.name === name);
+type Token = NonNullable<ReturnType<typeof tokenize>['tokens']>[number];
+type OptionToken = Extract<Token, { kind: 'option' }>;
+
+/** Node reads every declared flag's kind and short form from here; what is undeclared it passes on as a token. */
+function nodeOptions(specs: readonly FlagSpec[]): ParseArgsOptionsConfig {
+  return Object.fromEntries(
+    specs.map((spec) => [spec.name, { type: spec.kind === 'boolean' ? 'boolean' : 'string', ...(spec.short === undefined ? {} : { short: spec.short }) }]),
+  );
 }
 
-function findShort(specs: readonly FlagSpec[], letter: string): FlagSpec | undefined {
-  return specs.find((spec) => spec.short === letter);
-}
-
-function unknownFlag(flag: string, hint: string | undefined): never {
-  throw usageError('UNKNOWN_FLAG', `unknown flag ${flag}`, hint);
+/** Matched on the flag as written, so an undeclared `-z` is not taken for a declared `--z`. */
+function specOf(specs: readonly FlagSpec[], token: OptionToken): FlagSpec | undefined {
+  return specs.find((spec) => token.rawName === `--${spec.name}` || (spec.short !== undefined && token.rawName === `-${spec.short}`));
 }
 
 /**
  * Parses argv (without the command words). Accepts `--name value`, `--name=value`, `-x value`,
- * `-xvalue` (string flags), grouped booleans `-ab`, and `--` to end flag parsing.
+ * `-xvalue` (string flags), grouped booleans `-ab`, and `--` to end flag parsing. A string flag
+ * takes the next argument as its value even when it starts with a dash (`-F -1`).
  */
 export function parseArgs(argv: readonly string[], specs: readonly FlagSpec[], hint?: string): ParsedArgs {
+  // Not strict: node's own errors would name flags in its words; each token is checked here instead.
+  const { tokens } = tokenize({ args: [...argv], options: nodeOptions(specs), strict: false, allowPositionals: true, tokens: true });
   const flags: Record<string, FlagValue> = {};
   const positionals: string[] = [];
   const occurrences: { name: string; value: string }[] = [];
 
-  const store = (spec: FlagSpec, value: string | true, shownAs: string): void => {
+  for (const token of tokens) {
+    if (token.kind === 'positional') {
+      positionals.push(token.value);
+      continue;
+    }
+    if (token.kind === 'option-terminator') {
+      // Node also ends the flags at a dash inside a group (`-i-`); only a `--` of its own does here.
+      if (argv[token.index] !== '--') throw usageError('UNKNOWN_FLAG', 'unknown flag --', hint);
+      continue;
+    }
+    const spec = specOf(specs, token);
+    if (!spec) throw usageError('UNKNOWN_FLAG', `unknown flag ${token.rawName}`, hint);
     if (spec.kind === 'boolean') {
-      if (value !== true) {
-        throw usageError('FLAG_TAKES_NO_VALUE', `flag ${shownAs} does not take a value`, hint);
-      }
+      if (token.value !== undefined) throw usageError('FLAG_TAKES_NO_VALUE', `flag ${token.rawName} does not take a value`, hint);
       flags[spec.name] = true;
-    } else if (value === true) {
-      throw usageError('FLAG_NEEDS_VALUE', `flag ${shownAs} needs a value`, hint);
+    } else if (token.value === undefined) {
+      throw usageError('FLAG_NEEDS_VALUE', `flag ${token.rawName} needs a value`, hint);
     } else if (spec.kind === 'repeatable') {
       const previous = flags[spec.name];
-      flags[spec.name] = Array.isArray(previous) ? [...previous, value] : [value];
-      occurrences.push({ name: spec.name, value });
+      flags[spec.name] = Array.isArray(previous) ? [...previous, token.value] : [token.value];
+      occurrences.push({ name: spec.name, value: token.value });
     } else {
-      flags[spec.name] = value;
+      flags[spec.name] = token.value;
     }
-  };
-
-  for (let index = 0; index < argv.length; index++) {
-    const arg = argv[index] as string;
-    const takeNext = (shownAs: string): string => {
-      const next = argv[index + 1];
-      if (next === undefined) throw usageError('FLAG_NEEDS_VALUE', `flag ${shownAs} needs a value`, hint);
-      index++;
-      return next;
-    };
-
-    if (arg === '--') {
-      positionals.push(...argv.slice(index + 1));
-      break;
-    }
-    if (arg.startsWith('--')) {
-      const equals = arg.indexOf('=');
-      const name = equals === -1 ? arg.slice(2) : arg.slice(2, equals);
-      const spec = findLong(specs, name);
-      if (!spec) unknownFlag(`--${name}`, hint);
-      if (equals !== -1) store(spec, arg.slice(equals + 1), `--${name}`);
-      else store(spec, spec.kind === 'boolean' ? true : takeNext(`--${name}`), `--${name}`);
-      continue;
-    }
-    if (arg.startsWith('-') && arg.length > 1) {
-      // Group of short flags: booleans may be combined; a string flag consumes the rest or the next arg.
-      for (let position = 1; position < arg.length; position++) {
-        const letter = arg[position] as string;
-        const spec = findShort(specs, letter);
-        if (!spec) unknownFlag(`-${letter}`, hint);
-        if (spec.kind === 'boolean') {
-          store(spec, true, `-${letter}`);
-          continue;
-        }
-        const rest = arg.slice(position + 1);
-        store(spec, rest.length > 0 ? rest : takeNext(`-${letter}`), `-${letter}`);
-        break;
-      }
-      continue;
-    }
-    positionals.push(arg);
   }
   return { flags, positionals, occurrences };
 }
