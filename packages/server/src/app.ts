@@ -23,6 +23,7 @@ import { opsRoutes, type Readiness } from './routes/ops.js';
 import { webhookEventTypeRoutes } from './routes/webhook-event-types.js';
 import { webhookRetentionRoutes } from './routes/webhook-retention.js';
 import { webhookEventRoutes } from './routes/webhook-events.js';
+import { webhookEventBatchRoutes } from './routes/webhook-event-batch.js';
 import { webhookListenRoutes } from './routes/webhook-listen.js';
 import { listenInternalRoute } from './listen/internal-route.js';
 import { ListenerRegistry } from './listen/registry.js';
@@ -148,6 +149,7 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
       const routeOptions = { herald: deps.herald, orgId: config.org, publicBaseUrl: config.publicBaseUrl, basePath: WEBHOOK_API_PREFIX };
       await webhookApi.register(webhookSubscriberRoutes, routeOptions);
       await webhookApi.register(webhookEventRoutes, routeOptions);
+      await webhookApi.register(webhookEventBatchRoutes, routeOptions);
       await webhookApi.register(webhookEventTypeRoutes, routeOptions);
       await webhookApi.register(webhookRetentionRoutes, routeOptions);
       await webhookApi.register(webhookListenRoutes, {

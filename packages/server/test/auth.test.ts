@@ -33,6 +33,7 @@ const ROUTES: RouteCase[] = [
   { method: 'GET', path: EVENTS, grantedBy: [SCOPES.eventRead] },
   { method: 'GET', path: `${EVENTS}/no-such-event`, grantedBy: [SCOPES.eventRead] },
   { method: 'POST', path: EVENTS, grantedBy: [SCOPES.eventPublish], json: { eventType: 'apikey.generated', aggregateId: 'k1', data: {} } },
+  { method: 'POST', path: `${EVENTS}/batch`, grantedBy: [SCOPES.eventPublish], json: { events: [{ eventType: 'apikey.generated', aggregateId: 'k1', data: {} }] } },
   { method: 'POST', path: `${EVENTS}/no-such-event/redeliver`, grantedBy: [SCOPES.deliveryManage] },
   { method: 'POST', path: `${EVENTS}/no-such-event/deliveries/no-such-delivery/retry`, grantedBy: [SCOPES.deliveryManage] },
   { method: 'GET', path: '/api/v1/orgs', grantedBy: 'any' },

@@ -94,6 +94,23 @@ describe('named components', () => {
   });
 });
 
+describe('batch publish', () => {
+  it('documents its request, result and limits with examples under named components', () => {
+    const document = documents['/api/v0.9']!;
+    const operation = operations(document).get('publishWebhookEventBatch')! as Operation & { description: string };
+    expect(operation.requestBody!.content['application/json']!.schema).toEqual({ $ref: '#/components/schemas/PublishWebhookEventBatchRequest' });
+    expect(operation.responses['200']!.content!['application/json']!.schema).toEqual({ $ref: '#/components/schemas/PublishWebhookEventBatchResult' });
+    expect(Object.keys(operation.responses).sort()).toEqual(['200', '400', '401', '403', '413', '415', '500', '503']);
+    expect(operation.description).toMatch(/1000 events and 1 MiB of body, whichever comes first/);
+    const request = document.components.schemas.PublishWebhookEventBatchRequest as { properties: { events: { maxItems: number; minItems: number; items: unknown } }; examples: unknown[] };
+    expect(request.properties.events).toMatchObject({ minItems: 1, maxItems: 1000, items: { $ref: '#/components/schemas/PublishWebhookEventBatchItem' } });
+    expect(request.examples.length).toBeGreaterThan(0);
+    for (const name of ['PublishWebhookEventBatchItem', 'PublishWebhookEventBatchResult', 'PublishWebhookEventBatchAccepted', 'PublishWebhookEventBatchRefused']) {
+      expect(document.components.schemas[name]?.examples?.length, name).toBeGreaterThan(0);
+    }
+  });
+});
+
 describe('request bodies', () => {
   it('PUT bodies are optional (an absent body changes nothing); POST bodies are required', () => {
     const webhooks = operations(documents['/api/v0.9']!);
@@ -102,6 +119,7 @@ describe('request bodies', () => {
     expect(management.get('updateProject')!.requestBody!.required).toBe(false);
     expect(webhooks.get('createWebhookSubscriber')!.requestBody!.required).toBe(true);
     expect(webhooks.get('publishWebhookEvent')!.requestBody!.required).toBe(true);
+    expect(webhooks.get('publishWebhookEventBatch')!.requestBody!.required).toBe(true);
     expect(JSON.stringify(documents)).not.toContain('x-herald-optional-body');
   });
 });
@@ -119,6 +137,7 @@ describe('security', () => {
     ['listWebhookEvents', anyOf('dp:event:read')],
     ['getWebhookEvent', anyOf('dp:event:read')],
     ['publishWebhookEvent', anyOf('dp:event:publish')],
+    ['publishWebhookEventBatch', anyOf('dp:event:publish')],
     ['redeliverWebhookEvent', anyOf('dp:delivery:manage')],
     ['retryWebhookDelivery', anyOf('dp:delivery:manage')],
     ['listWebhookEventTypes', anyOf('dp:event:read')],

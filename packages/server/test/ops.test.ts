@@ -84,7 +84,7 @@ describe('metrics', () => {
 
 describe('OpenAPI', () => {
   it.each([
-    ['/api/v0.9/openapi.json', ['/api/v0.9/webhook-subscribers', '/api/v0.9/webhook-subscribers/filter-preview', '/api/v0.9/webhook-subscribers/{subscriberId}', '/api/v0.9/webhook-subscribers/{subscriberId}/deliveries', '/api/v0.9/webhook-subscribers/{subscriberId}/recover', '/api/v0.9/webhook-subscribers/{subscriberId}/recoveries/{recoveryId}', '/api/v0.9/webhook-events', '/api/v0.9/webhook-events/{eventId}', '/api/v0.9/webhook-events/{eventId}/redeliver', '/api/v0.9/webhook-events/{eventId}/deliveries/{deliveryId}/retry', '/api/v0.9/webhook-event-types', '/api/v0.9/webhook-event-types/{type}', '/api/v0.9/webhook-retention']],
+    ['/api/v0.9/openapi.json', ['/api/v0.9/webhook-subscribers', '/api/v0.9/webhook-subscribers/filter-preview', '/api/v0.9/webhook-subscribers/{subscriberId}', '/api/v0.9/webhook-subscribers/{subscriberId}/deliveries', '/api/v0.9/webhook-subscribers/{subscriberId}/recover', '/api/v0.9/webhook-subscribers/{subscriberId}/recoveries/{recoveryId}', '/api/v0.9/webhook-events', '/api/v0.9/webhook-events/batch', '/api/v0.9/webhook-events/{eventId}', '/api/v0.9/webhook-events/{eventId}/redeliver', '/api/v0.9/webhook-events/{eventId}/deliveries/{deliveryId}/retry', '/api/v0.9/webhook-event-types', '/api/v0.9/webhook-event-types/{type}', '/api/v0.9/webhook-retention']],
     ['/api/v1/openapi.json', ['/api/v1/me', '/api/v1/orgs', '/api/v1/orgs/{org}', '/api/v1/orgs/{org}/projects', '/api/v1/orgs/{org}/projects/{project}']],
   ])('%s is an OpenAPI 3.1 document of exactly its API, served without credentials', async (path, expectedPaths) => {
     const response = await fetch(`${t.host.url}${path}`);

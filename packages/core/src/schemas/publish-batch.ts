@@ -40,6 +40,10 @@ export const PublishBatchRequest = Type.Object(
       minItems: 1,
       maxItems: PUBLISH_BATCH_LIMITS.maxEvents,
       description: `1 to ${PUBLISH_BATCH_LIMITS.maxEvents} events, each checked and published on its own; their results come back in this order.`,
+      errorMessage: {
+        minItems: 'must hold at least one event',
+        maxItems: `must hold at most ${PUBLISH_BATCH_LIMITS.maxEvents} events; send the others in further requests`,
+      },
     }),
   },
   {

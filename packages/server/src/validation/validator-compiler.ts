@@ -70,15 +70,31 @@ export function unsafeIntegerIssues(schema: SchemaShape, value: unknown): FieldI
   return issues;
 }
 
-export const typeboxValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
+/** A JSON value checked as sent (a body, or one item of a batch): well-formed text, then the schema. */
+export function jsonValueCheck(schema: TSchema, rootName: string): (input: unknown) => ValidationError | undefined {
   const check = Compile(schema);
-  const fromWire = httpPart !== 'body';
-  const rootName = httpPart === 'body' || httpPart === undefined ? 'body' : httpPart;
+  return (input) => {
+    const textIssues = illFormedTextIssues(input, rootName);
+    if (textIssues.length > 0) return new ValidationError(textIssues);
+    return check.Check(input) ? undefined : new ValidationError(toFieldIssues(check.Errors(input), rootName, schema));
+  };
+}
+
+export const typeboxValidatorCompiler: FastifySchemaCompiler<TSchema> = ({ schema, httpPart }) => {
+  if (httpPart === 'body') {
+    const checkBody = jsonValueCheck(schema, 'body');
+    return (input) => {
+      const error = checkBody(input);
+      return error === undefined ? { value: input } : { error };
+    };
+  }
+  const check = Compile(schema);
+  const rootName = httpPart ?? 'body';
   return (input) => {
     const textIssues = illFormedTextIssues(input, rootName);
     if (textIssues.length > 0) return { error: new ValidationError(textIssues) };
-    const unsafe = fromWire ? unsafeIntegerIssues(schema as SchemaShape, input) : [];
-    const candidate = fromWire ? Value.Default(schema, coerceWireStrings(schema as SchemaShape, input)) : input;
+    const unsafe = unsafeIntegerIssues(schema as SchemaShape, input);
+    const candidate = Value.Default(schema, coerceWireStrings(schema as SchemaShape, input));
     if (unsafe.length === 0 && check.Check(candidate)) return { value: candidate };
     const reported = new Set(unsafe.map((issue) => issue.field));
     const issues = [...unsafe, ...toFieldIssues(check.Errors(candidate), rootName, schema).filter((issue) => !reported.has(issue.field))];
