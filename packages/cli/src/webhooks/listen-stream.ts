@@ -1,6 +1,8 @@
 // The listen stream's wire side: opening GET /api/v0.9/webhook-listen (with `resume` naming the
 // listener of a dropped stream, so the server hands back the same one) and reading its
-// server-sent events, one {event, data} frame at a time.
+// server-sent events, one {event, data} frame at a time, with eventsource-parser (any line ending,
+// any chunk boundary).
+import { EventSourceParserStream } from 'eventsource-parser/stream';
 import { userAgent } from '../context.js';
 import { CliError, ExitCode } from '../errors.js';
 import { describeHttpError } from '../http/client.js';
@@ -26,23 +28,7 @@ export async function* openListenStream(
     // Refusals (auth, bad pattern) do not get better by reconnecting.
     throw new CliError(`HTTP_${response.status}`, describeHttpError(response.status, body), ExitCode.failed);
   }
-  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
-  let buffer = '';
-  for (;;) {
-    const { value, done } = await reader.read();
-    if (done) return;
-    buffer += value.replace(/\r\n/g, '\n');
-    for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
-      const block = buffer.slice(0, end);
-      buffer = buffer.slice(end + 2);
-      let event = 'message';
-      const data: string[] = [];
-      for (const line of block.split('\n')) {
-        if (line.startsWith('event:')) event = line.slice(6).trim();
-        else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
-      }
-      // Comment-only blocks are heartbeats.
-      if (data.length > 0) yield { event, data: data.join('\n') };
-    }
-  }
+  const messages = response.body.pipeThrough(new TextDecoderStream()).pipeThrough(new EventSourceParserStream());
+  // Comment-only blocks (heartbeats) produce no message; an event without a type is a 'message', as in EventSource.
+  for await (const message of messages) yield { event: message.event || 'message', data: message.data };
 }
