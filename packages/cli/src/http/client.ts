@@ -1,6 +1,6 @@
 // JSON calls for the dedicated commands (login, org, webhooks): same resolution and auth as
 // `herald api`, but errors become CliErrors carrying the server's code and message.
-import { resolveEndpointUrl, withQuery } from '../api/endpoint.js';
+import { resolveEndpointUrl, withQuery, type RequestUrl } from '../api/endpoint.js';
 import { requireToken, type ActiveInstance } from '../config/instance.js';
 import { CliError, ExitCode } from '../errors.js';
 import { userAgent } from '../context.js';
@@ -48,7 +48,8 @@ export function describeHttpError(statusCode: number, body: Buffer): string {
   return lines.join('\n');
 }
 
-export async function callApiWithToken(instanceUrl: string, token: string, call: ApiCall): Promise<ApiResult> {
+/** The request as every JSON call sends it; the response as received, whatever its status. */
+async function sendApiCall(instanceUrl: string, token: string, call: ApiCall): Promise<{ response: HttpResponse; url: RequestUrl }> {
   // Endpoints here are built by commands, ids encoded with encodePathSegment: no segment navigates.
   const url = withQuery(resolveEndpointUrl(instanceUrl, call.endpoint, { dotSegments: 'literal' }), call.query ?? []);
   const headers: HttpHeader[] = [
@@ -63,7 +64,16 @@ export async function callApiWithToken(instanceUrl: string, token: string, call:
     headers.push(['Content-Type', 'application/json']);
     body = Buffer.from(text, 'utf8');
   }
-  const response = await sendHttpRequest({ method: call.method, url, headers, body });
+  return { response: await sendHttpRequest({ method: call.method, url, headers, body }), url };
+}
+
+/** For commands that read an error answer themselves (e.g. to tell which events of a batch it names). */
+export async function sendApiRequest(instance: ActiveInstance, call: ApiCall): Promise<HttpResponse> {
+  return (await sendApiCall(instance.url, requireToken(instance), call)).response;
+}
+
+export async function callApiWithToken(instanceUrl: string, token: string, call: ApiCall): Promise<ApiResult> {
+  const { response, url } = await sendApiCall(instanceUrl, token, call);
   if (response.statusCode >= 400) {
     throw new CliError(`HTTP_${response.statusCode}`, describeHttpError(response.statusCode, response.body), ExitCode.failed);
   }

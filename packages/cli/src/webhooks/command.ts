@@ -10,7 +10,7 @@ export const webhooksHelp: CommandHelp = {
   subcommands: [
     ['subscribers', 'List, show, create, update and delete subscribers; recover their deliveries'],
     ['deliveries', 'Recent delivery attempts of one subscriber; retry one delivery'],
-    ['events', 'List, show, send and redeliver events'],
+    ['events', 'List, show, send (one, or a file of them in batches) and redeliver events'],
     ['event-types', 'The event types the instance publishes (its catalog)'],
     ['retention', "How long the organization's settled events are kept"],
     ['trigger', "Publish a test event of a type with the type's documented example as data"],
@@ -23,6 +23,7 @@ export const webhooksHelp: CommandHelp = {
     'herald webhooks deliveries billing',
     'herald webhooks events list --status FAILED',
     'herald webhooks events send --type apikey.generated --aggregate-id key-1 --data @data.json',
+    'herald webhooks events send --file events.ndjson',
     'herald webhooks events redeliver 0f9c2a4e-…',
     'herald webhooks event-types',
     'herald webhooks retention set --days 14',

@@ -1,5 +1,5 @@
-// `herald webhooks events list|get|send|redeliver`.
-import { booleanFlag, listFlag, stringFlag, type FlagSpec } from '../args/parse.js';
+// `herald webhooks events list|get|send|redeliver`; `send --file` is send-file.ts.
+import { booleanFlag, listFlag, stringFlag, type FlagSpec, type ParsedArgs } from '../args/parse.js';
 import { helpFlag, renderHelp, usageHint, type CommandHelp } from '../args/help.js';
 import { parseCommand, runSubcommand } from '../args/subcommands.js';
 import { callAndPrint } from '../call-and-print.js';
@@ -10,6 +10,7 @@ import type { HttpHeader } from '../http/send.js';
 import { readFileOrStdin } from '../io.js';
 import { printResult, withProgress } from '../output.js';
 import type { Column } from '../view.js';
+import { BATCH_DEFAULT_SIZE, BATCH_MAX_EVENTS } from './event-batches.js';
 import { checkIdempotencyKey, checkSensitiveFields, parseEventData, publishEventBody } from './event-request.js';
 import { fetchList } from './fetch-list.js';
 import { eventStatuses, parseEventStatus, parsePageNumber, resourcePath } from './subscriber-request.js';
@@ -50,13 +51,20 @@ const getHelp: CommandHelp = {
   examples: ['herald webhooks events get 0f9c2a4e-…', 'herald webhooks events get 0f9c2a4e-… --json | jq .deliveries'],
 };
 const sendHelp: CommandHelp = {
-  usage: 'herald webhooks events send --type <type> --aggregate-id <id> --data <json|@file|@-> [flags]',
-  summary: 'Publish an event to every matching subscriber (needs scope dp:event:publish).',
+  usage: 'herald webhooks events send --type <type> --aggregate-id <id> --data <json|@file|@-> [flags]\n  herald webhooks events send --file <events.ndjson|-> [--batch-size n] [--json]',
+  summary: 'Publish an event, or every event of a file, to every matching subscriber (needs scope dp:event:publish).',
   description: [
     '--data is the payload, a JSON object: inline, @file, or @- for standard input. It is checked',
     'before anything is sent and goes to the server exactly as written.',
     'With --idempotency-key, sending the same event again returns the first one instead of a new event;',
     'the same key with a different event is refused (HTTP 409).',
+    '',
+    '--file publishes a file of events, one JSON object per line (NDJSON; - reads standard input):',
+    'each line is an event as POST /webhook-events takes it, plus its own optional "idempotencyKey".',
+    `The file is read a line at a time and sent in batches of --batch-size events (default ${BATCH_DEFAULT_SIZE},`,
+    `at most ${BATCH_MAX_EVENTS}; a batch also stays under the server's 1 MiB). A bad line fails alone; the others`,
+    'are published. Progress goes to standard error; the summary (counts, and every failed line with',
+    'its error) to standard output. Exit 1 when any line failed.',
   ].join('\n'),
   flags: [
     { name: 'type', kind: 'string', valueName: 'type', description: 'Event type, family.action (eventType), e.g. apikey.generated' },
@@ -64,6 +72,8 @@ const sendHelp: CommandHelp = {
     { name: 'data', kind: 'string', valueName: 'json', description: 'The payload: a JSON object, @file or @- (stdin)' },
     { name: 'sensitive', kind: 'repeatable', valueName: 'field', description: 'Top-level field of --data to encrypt at rest (repeatable)' },
     { name: 'idempotency-key', kind: 'string', valueName: 'key', description: 'Idempotency-Key header: a repeat returns the first event' },
+    { name: 'file', kind: 'string', valueName: 'path', description: 'Publish every event of an NDJSON file (- reads standard input), in batches' },
+    { name: 'batch-size', kind: 'string', valueName: 'n', description: `With --file: events per request, 1–${BATCH_MAX_EVENTS} (default ${BATCH_DEFAULT_SIZE})` },
     jsonFlag,
     helpFlag,
   ],
@@ -71,6 +81,8 @@ const sendHelp: CommandHelp = {
     'herald webhooks events send --type apikey.generated --aggregate-id key-1 --data \'{"name":"ci","token":"s3cr3t"}\' --sensitive token',
     'herald webhooks events send --type order.paid --aggregate-id order-42 --data @order.json --idempotency-key order-42-paid',
     'jq -c .payload event.json | herald webhooks events send --type order.paid --aggregate-id order-42 --data @-',
+    'herald webhooks events send --file events.ndjson',
+    'jq -c \'.orders[] | {eventType: "order.paid", aggregateId: .id, data: ., idempotencyKey: (.id + "-paid")}\' orders.json | herald webhooks events send --file -',
   ],
 };
 const redeliverHelp: CommandHelp = {
@@ -90,7 +102,11 @@ export const eventsHelp: CommandHelp = {
     ['send', sendHelp.summary],
     ['redeliver', redeliverHelp.summary],
   ],
-  examples: ['herald webhooks events list --status FAILED', 'herald webhooks events send --type apikey.generated --aggregate-id key-1 --data @data.json'],
+  examples: [
+    'herald webhooks events list --status FAILED',
+    'herald webhooks events send --type apikey.generated --aggregate-id key-1 --data @data.json',
+    'herald webhooks events send --file events.ndjson',
+  ],
 };
 
 async function list(argv: readonly string[]): Promise<number> {
@@ -126,11 +142,38 @@ async function readEventData(value: string): Promise<string> {
   return text.replace(/^\uFEFF/, ''); // editors on Windows save a byte order mark, which JSON.parse refuses
 }
 
+/** `--batch-size`: an integer within the server's bound per request. */
+function parseBatchSize(value: string | undefined): number {
+  if (value === undefined) return BATCH_DEFAULT_SIZE;
+  const size = /^[1-9]\d*$/.test(value) ? Number(value) : Number.NaN;
+  if (!(size <= BATCH_MAX_EVENTS)) throw usageError('INVALID_FLAG_VALUE', `--batch-size must be an integer from 1 to ${BATCH_MAX_EVENTS}, got ${JSON.stringify(value)}`);
+  return size;
+}
+
+/** `send --file`: the one-event flags do not go with it, and --batch-size goes only with it. */
+async function sendFromFile(args: ParsedArgs, commandPath: string, json: boolean): Promise<number> {
+  const file = stringFlag(args, 'file') as string;
+  const oneEventFlags = ['type', 'aggregate-id', 'data', 'sensitive', 'idempotency-key'].filter((name) => args.flags[name] !== undefined);
+  if (oneEventFlags.length > 0) {
+    throw usageError(
+      'CONFLICTING_FLAGS',
+      `--file takes every event from the file; ${oneEventFlags.map((name) => `--${name}`).join(', ')} ${oneEventFlags.length === 1 ? 'is' : 'are'} for sending one event (put the fields in each line instead)`,
+      usageHint(commandPath),
+    );
+  }
+  if (file === '') throw usageError('INVALID_FLAG_VALUE', '--file needs a file name, or - for standard input', usageHint(commandPath));
+  const batchSize = parseBatchSize(stringFlag(args, 'batch-size'));
+  const { sendFile } = await import('./send-file.js');
+  return sendFile(activeInstance(openConfigStore()), { file, batchSize, json });
+}
+
 async function send(argv: readonly string[]): Promise<number> {
   const commandPath = 'herald webhooks events send';
   const args = await parseCommand(argv, sendHelp, commandPath, []);
   if (!args) return ExitCode.ok;
   const json = booleanFlag(args, 'json');
+  if (stringFlag(args, 'file') !== undefined) return sendFromFile(args, commandPath, json);
+  if (stringFlag(args, 'batch-size') !== undefined) throw usageError('CONFLICTING_FLAGS', '--batch-size goes with --file', usageHint(commandPath));
   const eventType = stringFlag(args, 'type');
   const aggregateId = stringFlag(args, 'aggregate-id');
   const dataArg = stringFlag(args, 'data');
