@@ -88,6 +88,8 @@ async function writeBatch(context: CoreContext, batch: readonly Waiting[]): Prom
   const { collections, compat, directory } = context;
   let planned: Planned[] = [];
   let held: HeldHead[] = [];
+  /** Rows another writer inserted first (insertRows). */
+  let present = new Set<DeliveryDocument>();
   try {
     const orgIds = [...new Set(batch.map((item) => item.draft.orgId))];
     const readMatchers = async (): Promise<Map<string, Matcher>> =>
@@ -136,7 +138,7 @@ async function writeBatch(context: CoreContext, batch: readonly Waiting[]): Prom
     // Rows of ordered subscribers take their numbers now that the events they belong to are known
     // not to be repeats (ordering/sequences.ts): one more round trip, for batches that have them.
     held = await sequenceRows(context, rows, now);
-    if (rows.length > 0) await compat.write(() => collections.queue.insertMany(rows, { ordered: false }));
+    if (rows.length > 0) present = await insertRows(context, rows);
   } catch (error) {
     for (const item of planned) context.engine.release(item.admission);
     for (const item of batch) item.reject(error); // no-op for those already answered
@@ -144,6 +146,14 @@ async function writeBatch(context: CoreContext, batch: readonly Waiting[]): Prom
   }
   let anyPending = false;
   for (const item of planned) {
+    if (item.rows.some((row) => present.has(row))) {
+      // Another writer put rows of this event in first (a repeat's fan-out completion): they are
+      // not the ones planned here, so none is sent from here; the poll sends them all.
+      context.engine.release(item.admission);
+      anyPending = true;
+      item.resolve({ event: item.event, rows: item.rows });
+      continue;
+    }
     const items = item.rows.flatMap((row, index) => (item.accepted[index] ? [{ row, subscriber: item.subscribers[index]!, payload: item.payload }] : []));
     const { event } = item;
     context.engine.dispatch(item.admission, items, { eventId: event._id, open: event.openDeliveries, failed: event.failedDeliveries, status: event.status });
@@ -203,15 +213,33 @@ function fanOutPlan(event: EventDocument): Pick<EventDocument, 'status' | 'subsc
   return { status: event.status, subscriberIds: event.subscriberIds, deliveryCount: event.deliveryCount, openDeliveries: event.openDeliveries };
 }
 
+/**
+ * Inserts the rows; returns those refused because the event already has a row for that subscriber:
+ * written by another writer — a repeat of the event completing its fan-out — while this one wrote.
+ */
+async function insertRows(context: CoreContext, rows: readonly DeliveryDocument[]): Promise<Set<DeliveryDocument>> {
+  try {
+    await context.compat.write(() => context.collections.queue.insertMany([...rows], { ordered: false }));
+    return new Set();
+  } catch (error) {
+    return new Set([...duplicateIndexesOf(error)].map((index) => rows[index]!));
+  }
+}
+
+/** The indexes a bulk insert refused as duplicate keys; rethrows any other failure. */
+function duplicateIndexesOf(error: unknown): Set<number> {
+  const writeErrors = (error as Partial<MongoBulkWriteError>).writeErrors;
+  const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
+  if (list.length === 0 || list.some((writeError) => writeError.code !== DUPLICATE_KEY)) throw error;
+  return new Set(list.map((writeError) => writeError.index));
+}
+
 /** Inserts the events; returns the indexes refused as duplicates (idempotent repeats). */
 async function insertEvents(context: CoreContext, events: readonly EventDocument[]): Promise<Set<number>> {
   try {
     await context.compat.write(() => context.collections.events.insertMany([...events], { ordered: false }));
     return new Set();
   } catch (error) {
-    const writeErrors = (error as Partial<MongoBulkWriteError>).writeErrors;
-    const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
-    if (list.length === 0 || list.some((writeError) => writeError.code !== DUPLICATE_KEY)) throw error;
-    return new Set(list.map((writeError) => writeError.index));
+    return duplicateIndexesOf(error);
   }
 }
