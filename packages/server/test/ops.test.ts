@@ -69,7 +69,7 @@ describe('metrics', () => {
     expect(text).toContain('# TYPE herald_http_requests_total counter');
     expect(text).toMatch(/herald_http_requests_total\{method="GET",route="\/api\/v0\.9\/webhook-subscribers",status="200"\} [1-9]/);
     expect(text).toMatch(/herald_http_requests_total\{method="GET",route="\/api\/v0\.9\/webhook-subscribers\/:subscriberId",status="404"\} 1/);
-    expect(text).toContain('herald_http_request_duration_seconds_bucket{route="/api/v0.9/webhook-subscribers",le="0.025"}');
+    expect(text).toContain('herald_http_request_duration_seconds_bucket{le="0.025",route="/api/v0.9/webhook-subscribers"}');
     expect(text).toContain('herald_engine_running 1');
     expect(text).toMatch(/herald_deliveries_in_flight \d+/);
     expect(text).toMatch(/herald_delivery_attempts_total\{outcome="failed"\} \d+/);

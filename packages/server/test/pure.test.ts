@@ -1,5 +1,5 @@
 // Unit tests of the pure pieces: error → reply mapping, TypeBox errors → field details, wire-string
-// coercion, scope rules, Prometheus text.
+// coercion, scope rules, the metrics read whole at scrape time.
 import { ConflictError, NotFoundError, ValidationError } from '@herald/core';
 import { Type } from 'typebox';
 import { Compile } from 'typebox/compile';
@@ -7,7 +7,9 @@ import { describe, expect, it } from 'vitest';
 import { hasScope, SCOPES } from '../src/auth/scopes.js';
 import { UnauthorizedError } from '../src/errors/api-errors.js';
 import { toErrorReply } from '../src/errors/error-reply.js';
-import { Counter, Histogram, renderMetrics } from '../src/metrics/prometheus.js';
+import { HistogramSnapshot } from '../src/metrics/histogram-snapshot.js';
+import { SampledSeries } from '../src/metrics/sampled.js';
+import { Registry } from 'prom-client';
 import { toFieldIssues } from '../src/validation/field-issues.js';
 import { coerceWireStrings } from '../src/validation/validator-compiler.js';
 
@@ -80,20 +82,46 @@ describe('hasScope', () => {
   });
 });
 
-describe('Prometheus text', () => {
-  it('renders counters and cumulative histogram buckets with escaped labels', () => {
-    const counter = new Counter('c_total', 'help');
-    counter.inc({ route: '/a"b' });
-    counter.inc({ route: '/a"b' });
-    const histogram = new Histogram('h_seconds', 'help', [0.1, 1]);
-    histogram.observe({}, 0.05);
-    histogram.observe({}, 0.5);
-    const text = renderMetrics([counter, histogram]);
-    expect(text).toContain('c_total{route="/a\\"b"} 2');
-    expect(text).toContain('h_seconds_bucket{le="0.1"} 1');
-    expect(text).toContain('h_seconds_bucket{le="1"} 2');
-    expect(text).toContain('h_seconds_bucket{le="+Inf"} 2');
-    expect(text).toContain('h_seconds_count 2');
-    expect(text.endsWith('\n')).toBe(true);
+describe('metrics read at scrape time', () => {
+  it('a histogram counted elsewhere is shown as it stands: cumulative buckets, +Inf, sum and count', async () => {
+    const registry = new Registry();
+    const snapshot = new HistogramSnapshot(registry, 'h_seconds', 'help');
+    expect(await registry.metrics()).toBe('# HELP h_seconds help\n# TYPE h_seconds histogram\n');
+    snapshot.set({ bounds: [0.1, 1], cumulative: [1, 2], sum: 3.55, count: 3 });
+    expect(await registry.metrics()).toBe(
+      [
+        '# HELP h_seconds help',
+        '# TYPE h_seconds histogram',
+        'h_seconds_bucket{le="0.1"} 1',
+        'h_seconds_bucket{le="1"} 2',
+        'h_seconds_bucket{le="+Inf"} 3',
+        'h_seconds_sum 3.55',
+        'h_seconds_count 3',
+        '',
+      ].join('\n'),
+    );
+    registry.resetMetrics();
+    expect(await registry.metrics()).toContain('h_seconds_count 3');
+  });
+
+  it('each reading replaces every sample; a reading of none leaves no sample, with or without labels', async () => {
+    const registry = new Registry();
+    const plain = new SampledSeries<number | undefined>(registry, 'gauge', { name: 'g', help: 'help' }, (value) => (value === undefined ? [] : [{ value }]));
+    const byOutcome = new SampledSeries<Record<string, number>, 'outcome'>(
+      registry,
+      'counter',
+      { name: 'c_total', help: 'help', labelNames: ['outcome'] },
+      (counts) => Object.entries(counts).map(([outcome, value]) => ({ labels: { outcome }, value })),
+    );
+    plain.update(4);
+    byOutcome.update({ delivered: 2, failed: 1 });
+    plain.update(0);
+    byOutcome.update({ delivered: 5 });
+    expect(await registry.metrics()).toBe(
+      ['# HELP g help', '# TYPE g gauge', 'g 0', '', '# HELP c_total help', '# TYPE c_total counter', 'c_total{outcome="delivered"} 5', ''].join('\n'),
+    );
+    plain.update(undefined);
+    byOutcome.update({});
+    expect(await registry.metrics()).toBe(['# HELP g help', '# TYPE g gauge', '', '# HELP c_total help', '# TYPE c_total counter', ''].join('\n'));
   });
 });

@@ -52,6 +52,6 @@ export const opsRoutes: FastifyPluginAsyncTypebox<OpsRouteOptions> = async (app,
 
   app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
     const text = await options.metrics.render(options.metricSources);
-    return reply.type('text/plain; version=0.0.4; charset=utf-8').send(text);
+    return reply.type(options.metrics.contentType).send(text);
   });
 };
