@@ -1,54 +1,47 @@
-// Operator metrics in Prometheus text format (no dependency: a handful of counters and gauges).
+// The operator's Prometheus series, in a prom-client registry of its own rather than the library's
+// global one, so an application embedding the operator keeps its metrics apart and two operators
+// in one process (tests) each report their own. A counter is created on its first increment, so a
+// series appears once what it counts has happened. A gauge is read at scrape time; registering it
+// again (the controller of a new leadership term) replaces what it reads.
+import { Counter, Gauge, Registry } from 'prom-client';
 
 type Labels = Record<string, string>;
 
-function labelText(labels: Labels): string {
-  const entries = Object.entries(labels);
-  if (entries.length === 0) return '';
-  return `{${entries.map(([key, value]) => `${key}="${value.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`).join(',')}}`;
-}
-
-interface Family {
-  help: string;
-  type: 'counter' | 'gauge';
-  values: Map<string, { labels: Labels; value: number }>;
-}
-
 export class Metrics {
-  private readonly families = new Map<string, Family>();
-  private readonly gauges = new Map<string, { help: string; read: () => number }>();
+  private readonly registry = new Registry();
+  readonly contentType = this.registry.contentType;
+  private readonly counters = new Map<string, Counter>();
+  private readonly gauges = new Map<string, { read: () => number }>();
 
   increment(name: string, help: string, labels: Labels = {}, by = 1): void {
-    const family = this.family(name, help, 'counter');
-    const key = labelText(labels);
-    const entry = family.values.get(key) ?? { labels, value: 0 };
-    entry.value += by;
-    family.values.set(key, entry);
+    let counter = this.counters.get(name);
+    if (!counter) {
+      counter = new Counter({ name, help, labelNames: Object.keys(labels), registers: [this.registry] });
+      this.counters.set(name, counter);
+    }
+    counter.inc(labels, by);
   }
 
   /** A gauge read when scraped. */
   gauge(name: string, help: string, read: () => number): void {
-    this.gauges.set(name, { help, read });
+    const known = this.gauges.get(name);
+    if (known) {
+      known.read = read;
+      return;
+    }
+    const source = { read };
+    this.gauges.set(name, source);
+    new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      collect() {
+        this.set(source.read());
+      },
+    });
   }
 
-  render(): string {
-    const lines: string[] = [];
-    for (const [name, family] of this.families) {
-      lines.push(`# HELP ${name} ${family.help}`, `# TYPE ${name} ${family.type}`);
-      for (const { labels, value } of family.values.values()) lines.push(`${name}${labelText(labels)} ${value}`);
-    }
-    for (const [name, gauge] of this.gauges) {
-      lines.push(`# HELP ${name} ${gauge.help}`, `# TYPE ${name} gauge`, `${name} ${gauge.read()}`);
-    }
-    return `${lines.join('\n')}\n`;
-  }
-
-  private family(name: string, help: string, type: Family['type']): Family {
-    let family = this.families.get(name);
-    if (!family) {
-      family = { help, type, values: new Map() };
-      this.families.set(name, family);
-    }
-    return family;
+  render(): Promise<string> {
+    return this.registry.metrics();
   }
 }

@@ -72,7 +72,7 @@ export async function startOperator(config: OperatorConfig, kubeConfig: KubeConf
   const ops = await startOpsServer(config.host, config.port, {
     healthy: () => true,
     ready: () => !isLeader() || (controller?.synced ?? false),
-    metrics: () => metrics.render(),
+    metrics,
   });
   if (elector) elector.start();
   else await startLeading();

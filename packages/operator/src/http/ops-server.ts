@@ -7,7 +7,8 @@ export interface OpsProbes {
   healthy(): boolean;
   /** Standby replicas are ready (they are healthy and waiting); the leader once its caches synced. */
   ready(): boolean;
-  metrics(): string;
+  /** The Prometheus exposition and its content type. */
+  metrics: { contentType: string; render(): Promise<string> };
 }
 
 export async function startOpsServer(host: string, port: number, probes: OpsProbes): Promise<{ server: Server; port: number }> {
@@ -20,7 +21,13 @@ export async function startOpsServer(host: string, port: number, probes: OpsProb
     if (request.method !== 'GET') return answer(405, 'method not allowed\n');
     if (path === '/healthz') return probes.healthy() ? answer(200, 'ok\n') : answer(503, 'unhealthy\n');
     if (path === '/readyz') return probes.ready() ? answer(200, 'ok\n') : answer(503, 'not ready\n');
-    if (path === '/metrics') return answer(200, probes.metrics(), 'text/plain; version=0.0.4; charset=utf-8');
+    if (path === '/metrics') {
+      probes.metrics.render().then(
+        (text) => answer(200, text, probes.metrics.contentType),
+        () => answer(500, 'metrics unavailable\n'),
+      );
+      return;
+    }
     return answer(404, 'not found\n');
   });
   await new Promise<void>((resolve, reject) => {

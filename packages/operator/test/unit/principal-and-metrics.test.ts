@@ -27,17 +27,18 @@ describe('principalResolver', () => {
 });
 
 describe('Metrics', () => {
-  it('renders counters with escaped labels and gauges in Prometheus text format', () => {
+  it('renders counters with escaped labels and gauges in Prometheus text format', async () => {
     const metrics = new Metrics();
     metrics.increment('jobs_total', 'Jobs', { result: 'ok' });
     metrics.increment('jobs_total', 'Jobs', { result: 'ok' }, 2);
     metrics.increment('jobs_total', 'Jobs', { result: 'say "hi"\\' });
     metrics.gauge('depth', 'Queue depth', () => 7);
-    expect(metrics.render()).toBe([
+    expect(await metrics.render()).toBe([
       '# HELP jobs_total Jobs',
       '# TYPE jobs_total counter',
       'jobs_total{result="ok"} 3',
       'jobs_total{result="say \\"hi\\"\\\\"} 1',
+      '',
       '# HELP depth Queue depth',
       '# TYPE depth gauge',
       'depth 7',
