@@ -8,6 +8,7 @@
 //   (d) head of line: a healthy subscriber alone, then beside one that hangs, on the same origin;
 //   (i) the API right after subscriber writes: a publish after 8 creates at once, a retry, a redelivery;
 //   publish cost: DB commands per published event, from a publisher with no engine;
+//   HTTP fan-out: the same events through the built host over HTTP, one per request and in batches;
 //   and the raw ceiling: plain undici POSTs of the same bodies to the same sink, no persistence.
 // Writes .data/bench/delivery.json. Knobs: bench/README.md.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -32,6 +33,7 @@ import { silentLogger } from '../packages/core/src/logger.js';
 import { detectStoreCompat } from '../packages/core/src/storage/compat.js';
 import { latencySummary, round } from './stats.js';
 import { apiAfterWrites, apiAfterWritesTargets, type ApiAfterWritesResult } from './api-after-writes.js';
+import { httpFanOut, httpFanOutTargets, type HttpFanOutResult } from './http-fanout.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 // BENCH_QUICK sizes a run to finish in a few minutes.
@@ -48,13 +50,16 @@ const HOL_SECONDS = num('BENCH_HOL_SECONDS', QUICK ? 5 : 10);
 const PUBLISH_COST_EVENTS = num('BENCH_PUBLISH_COST_EVENTS', 100);
 const AFTER_WRITES_ROUNDS = num('BENCH_AFTER_WRITES_ROUNDS', QUICK ? 20 : 100);
 const FAILING_PUBLISH_EVENTS = num('BENCH_FAILING_PUBLISH_EVENTS', 300);
+/** HTTP fan-out: events per phase, as many as (a) by default, and events per batch request. */
+const HTTP_EVENTS = num('BENCH_HTTP_EVENTS', 1_000);
+const HTTP_BATCH = num('BENCH_HTTP_BATCH', 100);
 const RETENTION_EVENTS = num('BENCH_RETENTION_EVENTS', QUICK ? 10_000 : 100_000);
 const RETENTION_WAIT_MS = num('BENCH_RETENTION_WAIT_S', 120) * 1000;
 const RETENTION_RATE = num('BENCH_RETENTION_RATE', 100);
 const RETENTION_SECONDS = num('BENCH_RETENTION_SECONDS', QUICK ? 5 : 10);
 /** The issue's reproduction: 8 publishers beside a receiver answering 500. */
 const FAILING_PUBLISH_CONCURRENCY = 8;
-/** BENCH_ONLY=failing-publish runs scenario (e) alone, BENCH_ONLY=head-of-line (d), BENCH_ONLY=api-after-writes (i), BENCH_ONLY=ordering the ordering scenarios (g), (h) (bench/ordering.ts). */
+/** BENCH_ONLY=failing-publish runs scenario (e) alone, BENCH_ONLY=head-of-line (d), BENCH_ONLY=api-after-writes (i), BENCH_ONLY=http-fanout the HTTP fan-out, BENCH_ONLY=ordering the ordering scenarios (g), (h) (bench/ordering.ts). */
 const ONLY = process.env.BENCH_ONLY;
 const ENGINE_CONCURRENCY = num('BENCH_ENGINE_CONCURRENCY', 128);
 const PUBLISH_CONCURRENCY = num('BENCH_PUBLISH_CONCURRENCY', 4);
@@ -600,6 +605,33 @@ function printCommandProfile(scenario: string): void {
   commandProfile.clear();
 }
 
+/**
+ * HTTP fan-out beside the in-process fan-out of the same number of events: (a) when it had as
+ * many, else an in-process run of its own first, on the benchmark's Herald.
+ */
+async function httpScenario(uri: string, bench: Bench, inProcess?: ScenarioResult): Promise<HttpFanOutResult> {
+  const reference = inProcess && inProcess.deliveries === HTTP_EVENTS * SUBSCRIBERS ? inProcess : await fanOut(bench, HTTP_EVENTS, `(a) in-process ${HTTP_EVENTS} events × ${SUBSCRIBERS}, beside HTTP`);
+  if (reference !== inProcess) console.log(JSON.stringify(reference));
+  return httpFanOut({
+    uri,
+    sinkUrl: bench.sink.url,
+    receipts: (since) => bench.sink.receipts(since),
+    events: HTTP_EVENTS,
+    subscribers: SUBSCRIBERS,
+    publishers: PUBLISH_CONCURRENCY,
+    batchSize: HTTP_BATCH,
+    timeoutMs: TIMEOUT_MS,
+    event: (i) => ({ eventType: 'order.created', aggregateId: `order-${i}`, data: orderData(i) }),
+    host: { eventTypes: [{ type: 'order.created', sensitive: ['card'] }], retryScheduleMs: [250, 500, 1_000, 2_000, 4_000], maxAttempts: 20 },
+    inProcess: {
+      events: HTTP_EVENTS,
+      deliveriesPerSecond: reference.deliveriesPerSecond,
+      eventsPerSecond: round(HTTP_EVENTS / (reference.extra?.publishSeconds ?? Number.NaN), 1),
+      cpuMsPerDelivery: reference.cpuMsPerDelivery,
+    },
+  });
+}
+
 async function openBench(uri: string, dbName: string, sink: Sink): Promise<Bench & { close(): Promise<void> }> {
   const { client, outstanding } = monitoredClient(uri);
   await client.connect();
@@ -719,7 +751,14 @@ async function main(): Promise<void> {
   }
   const main = await openBench(uri, dbName, sink);
   const afterWrites = (bench: Bench): Promise<ApiAfterWritesResult> => apiAfterWrites(bench.herald, scope, bench.sink.url, AFTER_WRITES_ROUNDS, TIMEOUT_MS);
-  const alone: Record<string, (bench: Bench) => Promise<unknown>> = { 'failing-publish': publishBesideFailing, 'head-of-line': headOfLine, retention: pruningUnderLoad, 'api-after-writes': afterWrites };
+  const httpAlone = async (bench: Bench): Promise<HttpFanOutResult & { rawCeilingRps: number }> => {
+    if (WARMUP_EVENTS > 0) await fanOut(bench, WARMUP_EVENTS, 'warm-up');
+    const result = await httpScenario(uri, bench);
+    // How fast the machine was during this run, as the full run reports it.
+    const raw = await rawCeiling(bench.sink, Array.from({ length: 100 }, (_, i) => representativeBody(i)), HTTP_EVENTS * SUBSCRIBERS);
+    return { ...result, rawCeilingRps: raw.requestsPerSecond };
+  };
+  const alone: Record<string, (bench: Bench) => Promise<unknown>> = { 'failing-publish': publishBesideFailing, 'head-of-line': headOfLine, retention: pruningUnderLoad, 'api-after-writes': afterWrites, 'http-fanout': httpAlone };
   if (ONLY !== undefined) {
     const scenario = alone[ONLY];
     if (!scenario) throw new Error(`BENCH_ONLY must be one of: ${Object.keys(alone).join(', ')}`);
@@ -729,6 +768,10 @@ async function main(): Promise<void> {
     mkdirSync('.data/bench', { recursive: true });
     writeFileSync(`.data/bench/${ONLY}.json`, `${JSON.stringify({ store, quick: QUICK, [ONLY]: outcome }, null, 2)}\n`);
     if (ONLY === 'retention') printRetentionTargets(outcome as RetentionResult);
+    if (ONLY === 'http-fanout') {
+      console.log(`\nTargets, HTTP fan-out (${store}; raw undici ceiling in this run: ${(outcome as { rawCeilingRps: number }).rawCeilingRps} req/s)`);
+      for (const { label, figure, target, ok } of httpFanOutTargets(outcome as HttpFanOutResult)) console.log(`  ${label.padEnd(52)} ${figure.padEnd(22)} target ${target.padEnd(16)} ${ok ? 'met' : 'MISSED'}`);
+    }
     if (ONLY === 'api-after-writes') for (const { label, figure, target, ok } of apiAfterWritesTargets(outcome as ApiAfterWritesResult)) console.log(`  ${label.padEnd(52)} ${figure.padEnd(22)} target ${target.padEnd(16)} ${ok ? 'met' : 'MISSED'}`);
     await main.close();
     sink.process.kill('SIGTERM');
@@ -745,6 +788,7 @@ async function main(): Promise<void> {
   report(await fanOut(main, EVENTS, `(a) fan-out ${EVENTS} events × ${SUBSCRIBERS}`));
   const raw = await rawCeiling(sink, Array.from({ length: 100 }, (_, i) => representativeBody(i)), results[0]!.deliveries || EVENTS * SUBSCRIBERS);
   console.log(JSON.stringify({ rawCeiling: raw }));
+  const http = await httpScenario(uri, main, results[0]);
 
   const proxy = await startProxyProcess(uri, DB_LATENCY_MS);
   const delayed = await openBench(proxy.uri, `${dbName}_latency`, sink);
@@ -793,6 +837,7 @@ async function main(): Promise<void> {
     headOfLine: { healthyAloneP99Ms: hol.aloneP99, healthyBesideHangingP99Ms: hol.besideHangingP99 },
     publishBesideFailing: failingPublish,
     apiAfterWrites: afterWritesResult,
+    httpFanOut: http,
     ...(retention ? { retention } : {}),
     ordering,
     lost,
@@ -830,6 +875,7 @@ async function main(): Promise<void> {
   line('lost, duplicates', `${lost}, ${duplicates}`, '0, 0', lost === 0 && duplicates === 0);
   line('peak RSS, scenarios (a)–(d)', `${summary.peakRssMb} MB`, '≤ 300 MB', summary.peakRssMb <= 300);
   for (const { label, figure, target, ok } of apiAfterWritesTargets(afterWritesResult)) line(label, figure, target, ok);
+  for (const { label, figure, target, ok } of httpFanOutTargets(http)) line(label, figure, target, ok);
   if (retention) printRetentionTargets(retention);
   console.log('\nWritten: .data/bench/delivery.json');
   // Stopped here, awaited, so the store shuts down idle and its files are removed; the exit
