@@ -41,13 +41,7 @@ import type { EngineLogger, EngineMetrics } from './index.js';
 import type { KeyCache } from './keys.js';
 import { decide } from './outcome.js';
 import type { DeliveryStore, Outcome } from './store.js';
-
-export interface LoopState {
-  stepForMs: number;
-  sinceKeptUpMs: number;
-  /** Subscribers whose rows the poll leaves out now (open breaker): their waiting rows are no stall. */
-  closedSubscribers: readonly string[];
-}
+import type { LoopState } from './stall-watch.js';
 
 /** Share of the global slots fresh rows may take without a poll. */
 const FAST_PATH_SHARE = 0.75;

@@ -23,6 +23,7 @@ import { createMaintenance } from './jobs.js';
 import { createKeyCache } from './keys.js';
 import { DeliveryStore } from './store.js';
 import { watchForStalls, type StallWatch } from './stall-watch.js';
+import type { EngineLogger } from '../logger.js';
 import { parseOrderKey } from '../ordering/keys.js';
 import type { DeliveryDocument } from '../storage/documents.js';
 
@@ -90,12 +91,7 @@ export interface DeliveryOptions {
   selfTargetPrefix?: () => string | undefined;
 }
 
-export interface EngineLogger {
-  debug(obj: object, msg?: string): void;
-  info(obj: object, msg?: string): void;
-  warn(obj: object, msg?: string): void;
-  error(obj: object, msg?: string): void;
-}
+export type { EngineLogger } from '../logger.js';
 
 export interface EngineDeps {
   db: Db;
@@ -235,7 +231,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
           loop: () => dispatcher?.loop(),
           thresholds: { stallAfterMs: config.stallAfterMs, loopStuckAfterMs: config.loopStuckAfterMs },
           logger: deps.logger,
-          emit: deps.emit,
+          emit: (orgId, stall) => deps.emit?.(orgId, { type: OPERATIONAL_EVENTS.deliveryStalled, data: stall }, stall.stallId),
           readDeadlineMs: STALL_CHECK_READ_DEADLINE_MS,
         });
         await maintenance.start();

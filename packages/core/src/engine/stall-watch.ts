@@ -14,9 +14,23 @@
 import { randomUUID } from 'node:crypto';
 import type { Collections } from '../storage/collections.js';
 import { withinDeadline } from '../storage/availability.js';
-import { OPERATIONAL_EVENTS, type EmitOperational } from '../events/operational.js';
-import type { LoopState } from './dispatcher.js';
-import type { EngineLogger } from './index.js';
+import type { EngineLogger } from '../logger.js';
+
+/** What the watch reads of the poll loop (the dispatcher answers it). */
+export interface LoopState {
+  stepForMs: number;
+  sinceKeptUpMs: number;
+  /** Subscribers whose rows the poll leaves out now (open breaker): their waiting rows are no stall. */
+  closedSubscribers: readonly string[];
+}
+
+export interface StallNotice {
+  stallId: string;
+  /** When the oldest waiting delivery became due (ISO 8601). */
+  dueSince: string;
+  waitingSeconds: number;
+  loopStuck: boolean;
+}
 
 export interface StallThresholds {
   stallAfterMs: number;
@@ -54,7 +68,8 @@ export interface StallWatchDeps {
   loop: () => LoopState | undefined;
   thresholds: StallThresholds;
   logger: EngineLogger;
-  emit?: EmitOperational;
+  /** Publishes the stall to the org of the oldest waiting delivery (as `herald.delivery_stalled`). */
+  emit?: (orgId: string, stall: StallNotice) => void;
   /** Bound on the check's own read. */
   readDeadlineMs: number;
   checkEveryMs?: number;
@@ -97,8 +112,7 @@ export function watchForStalls(deps: StallWatchDeps): StallWatch {
       stalledSince = now;
       const waitingSeconds = Math.floor((now - waiting.dueAt.getTime()) / 1000);
       logger.error({ dueSince: waiting.dueAt.toISOString(), waitingSeconds, sinceKeptUpMs: state.sinceKeptUpMs, loopStuck: view.loopStuck }, 'delivery stalled: deliveries are due and this engine claims none');
-      const stallId = randomUUID();
-      deps.emit?.(waiting.orgId, { type: OPERATIONAL_EVENTS.deliveryStalled, data: { stallId, dueSince: waiting.dueAt.toISOString(), waitingSeconds, loopStuck: view.loopStuck } }, stallId);
+      deps.emit?.(waiting.orgId, { stallId: randomUUID(), dueSince: waiting.dueAt.toISOString(), waitingSeconds, loopStuck: view.loopStuck });
     } else if (!view.stalled && stalledSince !== undefined) {
       logger.info({ stalledForMs: now - stalledSince }, 'delivery flows again after a stall');
       stalledSince = undefined;

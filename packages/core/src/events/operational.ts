@@ -5,7 +5,7 @@
 // Emitting never fails the work that caused it: a publish error is logged and dropped. Each event
 // has an idempotency key derived from its cause, so one cause seen twice (two replicas, a retried
 // job) is published once.
-import type { EngineLogger } from '../engine/index.js';
+import type { EngineLogger } from '../logger.js';
 import type { EventTypeDefinition } from '../types.js';
 
 export const OPERATIONAL_EVENTS = {

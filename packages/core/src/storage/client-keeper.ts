@@ -12,7 +12,7 @@
 // answers a connect finds it. The check is the same on every store: on MongoDB a healthy monitor
 // usually finds the server first, and then no reopen happens.
 import type { MongoClient, TopologyDescriptionChangedEvent } from 'mongodb';
-import type { EngineLogger } from '../engine/index.js';
+import type { EngineLogger } from '../logger.js';
 
 export interface ClientKeeper {
   /** Reopens done since the keeper started. */
