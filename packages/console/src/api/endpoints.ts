@@ -4,18 +4,19 @@ import type {
   EventDelivery,
   EventStatus,
   EventType,
+  EventTypeList,
   FilterPreview,
   HostInfo,
   Me,
-  Page,
   Recovery,
   RecoveryRequest,
   RetentionPolicy,
   Subscriber,
-  SubscriberDelivery,
+  SubscriberDeliveryList,
   SubscriberInput,
-  WebhookEvent,
+  SubscriberList,
   WebhookEventDetail,
+  WebhookEventList,
 } from './types';
 
 const WEBHOOKS = '/api/v0.9';
@@ -38,24 +39,24 @@ export function endpoints(client: ApiClient) {
     me: () => client.request<Me>('GET', `${MANAGEMENT}/me`),
 
     listSubscribers: (offset: number) =>
-      client.request<Page<Subscriber>>('GET', `${WEBHOOKS}/webhook-subscribers${query({ limit: PAGE_SIZE, offset })}`),
+      client.request<SubscriberList>('GET', `${WEBHOOKS}/webhook-subscribers${query({ limit: PAGE_SIZE, offset })}`),
     getSubscriber: (id: string) => client.request<Subscriber>('GET', subscriberPath(id)),
     createSubscriber: (input: SubscriberInput) => client.request<Subscriber>('POST', `${WEBHOOKS}/webhook-subscribers`, input),
     updateSubscriber: (id: string, changes: SubscriberInput) => client.request<Subscriber>('PUT', subscriberPath(id), changes),
     previewFilter: (filter: Record<string, unknown>, events: string[]) =>
       client.request<FilterPreview>('POST', `${WEBHOOKS}/webhook-subscribers/filter-preview`, { filter, events }),
     deleteSubscriber: (id: string) => client.request<void>('DELETE', subscriberPath(id)),
-    subscriberDeliveries: (id: string) => client.request<{ list: SubscriberDelivery[] }>('GET', `${subscriberPath(id)}/deliveries`),
+    subscriberDeliveries: (id: string) => client.request<SubscriberDeliveryList>('GET', `${subscriberPath(id)}/deliveries`),
     recoverDeliveries: (id: string, request: RecoveryRequest) => client.request<Recovery>('POST', `${subscriberPath(id)}/recover`, request),
     getRecovery: (id: string, recoveryId: string) =>
       client.request<Recovery>('GET', `${subscriberPath(id)}/recoveries/${segment(recoveryId)}`),
 
-    listEventTypes: () => client.request<{ list: EventType[]; count: number }>('GET', `${WEBHOOKS}/webhook-event-types`),
+    listEventTypes: () => client.request<EventTypeList>('GET', `${WEBHOOKS}/webhook-event-types`),
     getEventType: (type: string) => client.request<EventType>('GET', `${WEBHOOKS}/webhook-event-types/${segment(type)}`),
     getRetention: () => client.request<RetentionPolicy>('GET', `${WEBHOOKS}/webhook-retention`),
 
     listEvents: (offset: number, status?: EventStatus) =>
-      client.request<Page<WebhookEvent>>('GET', `${WEBHOOKS}/webhook-events${query({ status, limit: PAGE_SIZE, offset })}`),
+      client.request<WebhookEventList>('GET', `${WEBHOOKS}/webhook-events${query({ status, limit: PAGE_SIZE, offset })}`),
     getEvent: (id: string) => client.request<WebhookEventDetail>('GET', eventPath(id)),
     redeliverEvent: (id: string) => client.request<WebhookEventDetail>('POST', `${eventPath(id)}/redeliver`),
     retryDelivery: (eventId: string, deliveryId: string) =>

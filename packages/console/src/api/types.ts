@@ -1,202 +1,58 @@
-// The shapes of the public HTTP API that the console reads and writes, as docs/server.md and the
-// served OpenAPI documents describe them. Written out here rather than imported from the server's
-// packages: the console is a client of the API, like any other, and ships none of their code.
+// The shapes of the public HTTP API that the console reads and writes, named for the console. They
+// are the served OpenAPI documents' own (webhooks.gen.ts, management.gen.ts: generated, checked by
+// a test against what the host serves), not imported from the server's packages: the console is a
+// client of the API, like any other, and ships none of their code.
+import type { components as ManagementApi } from './management.gen';
+import type { components as WebhookApi } from './webhooks.gen';
 
-export interface FieldError {
-  field: string;
-  message: string;
-}
+type Webhooks = WebhookApi['schemas'];
 
-export interface ErrorBody {
-  status: 'error';
-  code: string;
-  message: string;
-  errors?: FieldError[];
-}
+export type FieldError = Webhooks['FieldError'];
+export type ErrorBody = Webhooks['ErrorResponse'];
+export type Pagination = Webhooks['Pagination'];
 
-export interface Pagination {
-  total: number;
-  limit: number;
-  offset: number;
-}
-
-export interface Page<T> {
-  list: T[];
-  count: number;
-  pagination: Pagination;
-}
-
-export interface Me {
-  principal: string;
-  kind: 'api-token' | 'jwt';
-  name?: string;
-  scopes: string[];
-  orgId: string;
-  expiresAt?: string;
-}
+export type Me = ManagementApi['schemas']['Me'];
 
 /** Served by the console's own host route: what the API cannot tell about the host. */
 export interface HostInfo {
   readOnly: boolean;
 }
 
-export interface SubscriberHealth {
-  state: 'healthy' | 'failing' | 'open';
-  since: string;
-  consecutiveFailures: number;
-  lastError: string | null;
-}
+export type SubscriberHealth = Webhooks['SubscriberHealth'];
 
-export interface Subscriber {
-  id: string;
-  orgId: string;
-  displayName: string;
-  targetUrl: string;
-  enabled: boolean;
-  events: string[];
-  timeoutMs: number;
-  /** The payload filter, when set. */
-  filter?: Record<string, unknown>;
-  /** Present when deliveries are ordered per aggregate. */
-  ordering?: 'aggregate';
-  hasSecret: boolean;
-  health?: SubscriberHealth;
-  createdBy: string;
-  createdAt: string;
-  updatedAt: string;
-  /** Present on a single subscriber, absent from list items. */
-  updatedBy?: string;
-}
+type SubscriberDetail = Webhooks['WebhookSubscriberResponseSchema'];
+/** A single subscriber or a list item: `updatedBy` is present on a single subscriber only. */
+export type Subscriber = Omit<SubscriberDetail, 'updatedBy'> & Partial<Pick<SubscriberDetail, 'updatedBy'>>;
+export type SubscriberList = Webhooks['WebhookSubscriberList'];
 
-export interface SubscriberInput {
-  id?: string;
-  displayName?: string;
-  targetUrl?: string;
-  secret?: string;
-  events?: string[];
-  enabled?: boolean;
-  timeoutMs?: number;
-  /** null removes the filter; a string is sent only for the API to refuse with its field message. */
-  filter?: Record<string, unknown> | string | null;
-  ordering?: 'aggregate' | 'none';
-}
+type SubscriberRequest = Webhooks['WebhookSubscriberRequest'];
+/** A filter may also be sent as a string, only for the API to refuse it with its field message. */
+export type SubscriberInput = Omit<SubscriberRequest, 'filter'> & { filter?: SubscriberRequest['filter'] | string };
 
-export interface FilterPreviewItem {
-  eventId: string;
-  eventType: string;
-  aggregateType: string;
-  aggregateId: string;
-  occurredAt: string;
-  matches: boolean;
-}
+export type FilterPreview = Webhooks['WebhookFilterPreview'];
+export type FilterPreviewItem = FilterPreview['list'][number];
 
-export interface FilterPreview {
-  list: FilterPreviewItem[];
-  matching: number;
-}
-
-export type EventStatus = 'PENDING' | 'DISPATCHED' | 'ALL_DELIVERED' | 'FAILED';
-export type DeliveryStatus = 'PENDING' | 'IN_FLIGHT' | 'DELIVERED' | 'FAILED';
+export type EventStatus = Webhooks['EventStatus'];
+export type DeliveryStatus = Webhooks['DeliveryStatus'];
 export const EVENT_STATUSES: readonly EventStatus[] = ['PENDING', 'DISPATCHED', 'ALL_DELIVERED', 'FAILED'];
 
-export interface SubscriberDelivery {
-  deliveryId: string;
-  eventType: string | null;
-  occurredAt: string | null;
-  status: DeliveryStatus;
-  lastHttpStatus: number | null;
-  lastError: string | null;
-  lastAttemptAt: string | null;
-  deliveredAt: string | null;
-  /** Only on rows of an ordered subscriber: the row's place in its key. */
-  sequence?: number;
-}
+export type SubscriberDelivery = Webhooks['WebhookSubscriberDeliverySummary'];
+export type SubscriberDeliveryList = Webhooks['WebhookSubscriberDeliveryList'];
+export type EventDelivery = Webhooks['WebhookEventDelivery'];
+export type DeliveryAttempt = Webhooks['DeliveryAttempt'];
+export type EventDeliveryDetail = Webhooks['WebhookEventDeliveryDetail'];
 
-export interface EventDelivery {
-  deliveryId: string;
-  subscriberId: string;
-  targetUrl: string | null;
-  status: DeliveryStatus;
-  lastHttpStatus: number | null;
-  lastError: string | null;
-  lastAttemptAt: string | null;
-  deliveredAt: string | null;
-  /** Only on rows of an ordered subscriber: the row's place in its key. */
-  sequence?: number;
-}
+export type WebhookEvent = Webhooks['WebhookEvent'];
+export type WebhookEventList = Webhooks['WebhookEventList'];
+export type WebhookEventDetail = Webhooks['WebhookEventDetail'];
 
-export interface DeliveryAttempt {
-  attempt: number;
-  startedAt: string;
-  durationMs: number;
-  httpStatus: number | null;
-  errorClass: string | null;
-  errorMessage: string | null;
-  responseBodySnippet: string | null;
-}
-
-export interface EventDeliveryDetail extends EventDelivery {
-  attempts: number;
-  nextAttemptAt: string | null;
-  encryptedFields: string[];
-  createdAt: string;
-  attemptHistory: DeliveryAttempt[];
-}
-
-interface EventFields {
-  eventId: string;
-  eventType: string;
-  orgId: string;
-  aggregateType: string;
-  aggregateId: string;
-  status: EventStatus;
-  occurredAt: string;
-}
-
-export interface WebhookEvent extends EventFields {
-  deliveries: EventDelivery[];
-}
-
-export interface WebhookEventDetail extends EventFields {
-  deliveries: EventDeliveryDetail[];
-}
-
-export type RecoverableStatus = 'FAILED' | 'DELIVERED';
+export type Recovery = Webhooks['Recovery'];
+export type RecoveryRequest = Webhooks['RecoveryRequest'];
+export type RecoverableStatus = Recovery['statuses'][number];
 export const RECOVERABLE_STATUSES: readonly RecoverableStatus[] = ['FAILED', 'DELIVERED'];
 
-export interface RecoveryRequest {
-  since: string;
-  until?: string;
-  statuses: RecoverableStatus[];
-}
-
-export interface Recovery {
-  recoveryId: string;
-  subscriberId: string;
-  since: string;
-  until: string;
-  statuses: RecoverableStatus[];
-  status: 'QUEUED' | 'RUNNING' | 'COMPLETED';
-  requeued: number;
-  createdAt: string;
-  updatedAt: string;
-  completedAt: string | null;
-}
-
-export interface EventType {
-  type: string;
-  description?: string;
-  /** Data fields Herald encrypts before storing; always present, possibly empty. */
-  sensitive: string[];
-  dataSchema?: unknown;
-  example?: unknown;
-}
+export type EventType = Webhooks['WebhookEventType'];
+export type EventTypeList = Webhooks['WebhookEventTypeList'];
 
 /** GET /api/v0.9/webhook-retention: how long settled events are kept (days; 0 = forever). */
-export interface RetentionPolicy {
-  settledEventsDays: number;
-  byEventType: Record<string, number>;
-  source: 'organization' | 'host';
-  hostDefault: { settledEventsDays: number; byEventType: Record<string, number> };
-  updatedAt: string | null;
-}
+export type RetentionPolicy = Webhooks['WebhookRetentionPolicy'];
