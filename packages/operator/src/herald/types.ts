@@ -1,55 +1,21 @@
-// The slice of Herald's HTTP API the operator uses: subscribers (spec section B, /api/v0.9) and /api/v1/me.
+// The slice of Herald's HTTP API the operator uses: subscribers (spec section B, /api/v0.9) and
+// /api/v1/me. The shapes are the served OpenAPI documents' own (webhooks.gen.ts, management.gen.ts:
+// generated, checked by a test against what the host serves); the operator imports nothing of the
+// server's packages.
+import type { components as ManagementApi } from './management.gen.js';
+import type { components as WebhookApi } from './webhooks.gen.js';
 
-export interface SubscriberRequest {
-  id?: string;
-  displayName?: string;
-  targetUrl?: string;
-  /** Never logged; "" removes the secret (DECISIONS §3). */
-  secret?: string;
-  events?: string[];
-  enabled?: boolean;
-  timeoutMs?: number;
-  /** null returns to Herald's default. */
-  maxConcurrency?: number | null;
-  rateLimitPerSecond?: number | null;
-  /** Payload filter (Herald's docs/filters.md); null removes it. */
-  filter?: Record<string, unknown> | null;
-  ordering?: 'aggregate' | 'none';
-}
+type Webhooks = WebhookApi['schemas'];
 
-export interface Subscriber {
-  id: string;
-  orgId?: string;
-  displayName: string;
-  targetUrl: string;
-  enabled: boolean;
-  events: string[];
-  timeoutMs: number;
-  maxConcurrency?: number;
-  rateLimitPerSecond?: number;
-  filter?: Record<string, unknown>;
-  /** Present when deliveries are ordered per aggregate. */
-  ordering?: 'aggregate';
-  hasSecret: boolean;
-  createdBy: string;
-  updatedBy?: string;
-  createdAt?: string;
-  updatedAt?: string;
-}
+/** `secret` is never logged; "" removes it (DECISIONS §3). A null limit returns to Herald's default; a null filter removes it. */
+export type SubscriberRequest = Webhooks['WebhookSubscriberRequest'];
 
-export interface SubscriberPage {
-  list: Subscriber[];
-  count: number;
-  pagination: { total: number; limit: number; offset: number };
-}
+type SubscriberDetail = Webhooks['WebhookSubscriberResponseSchema'];
+/** What the operator never reads may be absent: list items carry no `updatedBy`. */
+type Unread = 'orgId' | 'createdAt' | 'updatedAt' | 'updatedBy';
+export type Subscriber = Omit<SubscriberDetail, Unread> & Partial<Pick<SubscriberDetail, Unread>>;
 
-/** `GET /api/v1/me`: the caller's identity (never the token). */
-export interface Me {
-  /** The id Herald records as createdBy/updatedBy. */
-  principal: string;
-  kind: 'api-token' | 'jwt';
-  name?: string;
-  scopes: string[];
-  orgId: string;
-  expiresAt?: string;
-}
+export type SubscriberPage = Webhooks['WebhookSubscriberList'];
+
+/** `GET /api/v1/me`: the caller's identity (never the token); `principal` is the id Herald records as createdBy/updatedBy. */
+export type Me = ManagementApi['schemas']['Me'];
