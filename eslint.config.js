@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['**/dist/**', '**/node_modules/**', '.tools/**', '.data/**', 'charts/**', 'coverage/**'] },
+  { ignores: ['**/dist/**', '**/node_modules/**', '.tools/**', '.data/**', '.bench/**', 'charts/**', 'coverage/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
