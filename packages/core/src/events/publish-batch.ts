@@ -121,17 +121,9 @@ async function writeBatch(context: CoreContext, batch: readonly Waiting[]): Prom
       }
     } else {
       const matchers = await readMatchers();
-      // One match per org and event type, not per event: each is an operation on the store's lane,
-      // where a batch of one type would otherwise wait its turn once per event.
-      const matched = new Map<string, Promise<SubscriberDocument[]>>();
       for (const item of batch) {
-        const key = `${item.draft.orgId}\u0000${item.draft.eventType}`;
-        let subscribers = matched.get(key);
-        if (!subscribers) {
-          subscribers = compat.retry(() => matchers.get(item.draft.orgId)!.match(item.draft.eventType));
-          matched.set(key, subscribers);
-        }
-        planned.push(plan(context, item, await subscribers, now));
+        const subscribers = await compat.retry(() => matchers.get(item.draft.orgId)!.match(item.draft.eventType));
+        planned.push(plan(context, item, subscribers, now));
       }
       // Events first: a row never exists without its event.
       repeated = await insertEvents(context, planned.map((item) => item.event));
