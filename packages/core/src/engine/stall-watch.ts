@@ -72,7 +72,6 @@ export interface StallWatchDeps {
   emit?: (orgId: string, stall: StallNotice) => void;
   /** Bound on the check's own read. */
   readDeadlineMs: number;
-  checkEveryMs?: number;
 }
 
 export function watchForStalls(deps: StallWatchDeps): StallWatch {
@@ -119,6 +118,8 @@ export function watchForStalls(deps: StallWatchDeps): StallWatch {
     }
   };
 
+  // Every 5 s, or a quarter of the shorter threshold when one is set that short.
+  const checkEveryMs = Math.min(5_000, Math.max(100, Math.min(thresholds.stallAfterMs, thresholds.loopStuckAfterMs) / 4));
   const timer = setInterval(() => {
     if (checking) return;
     checking = true;
@@ -128,7 +129,7 @@ export function watchForStalls(deps: StallWatchDeps): StallWatch {
       .finally(() => {
         checking = false;
       });
-  }, deps.checkEveryMs ?? Math.min(5_000, Math.max(100, Math.min(thresholds.stallAfterMs, thresholds.loopStuckAfterMs) / 4)));
+  }, checkEveryMs);
   timer.unref();
 
   return {

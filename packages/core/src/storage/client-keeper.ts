@@ -15,8 +15,6 @@ import type { MongoClient, TopologyDescriptionChangedEvent } from 'mongodb';
 import type { EngineLogger } from '../logger.js';
 
 export interface ClientKeeper {
-  /** Reopens done since the keeper started. */
-  readonly reopens: number;
   /** Stops watching; waits for a reopen in progress, so the caller may close the client after. */
   stop(): Promise<void>;
 }
@@ -25,19 +23,19 @@ export interface ClientKeeperOptions {
   logger: Pick<EngineLogger, 'warn' | 'info'>;
   /** How long no data-bearing server may be known before the client is reopened; again as often while it lasts. */
   reopenAfterMs?: number;
-  checkEveryMs?: number;
-  now?: () => number;
 }
+
+const CHECK_EVERY_MS = 1_000;
 
 export const DEFAULT_REOPEN_AFTER_MS = 5_000;
 
 export function keepClientConnected(client: MongoClient, options: ClientKeeperOptions): ClientKeeper {
-  const { logger, reopenAfterMs = DEFAULT_REOPEN_AFTER_MS, checkEveryMs = 1_000, now = Date.now } = options;
+  const { logger, reopenAfterMs = DEFAULT_REOPEN_AFTER_MS } = options;
+  const now = Date.now;
   let unreachableSince: number | undefined;
   let lastReopenAt = Number.NEGATIVE_INFINITY;
   /** The last reopen's connect failed: the client's topology is closed until the next one. */
   let closed = false;
-  let reopens = 0;
   let reopensThisOutage = 0;
   let reopening: Promise<void> | undefined;
   let stopped = false;
@@ -57,7 +55,6 @@ export function keepClientConnected(client: MongoClient, options: ClientKeeperOp
   client.on('topologyDescriptionChanged', described);
 
   const reopen = async () => {
-    reopens += 1;
     reopensThisOutage += 1;
     if (reopensThisOutage === 1) {
       logger.warn({ unreachableMs: now() - (unreachableSince ?? now()) }, 'no database server known; reopening the connection, and again every few seconds until one answers');
@@ -74,13 +71,10 @@ export function keepClientConnected(client: MongoClient, options: ClientKeeperOp
     reopening = reopen().finally(() => {
       reopening = undefined;
     });
-  }, checkEveryMs);
+  }, CHECK_EVERY_MS);
   timer.unref();
 
   return {
-    get reopens() {
-      return reopens;
-    },
     async stop() {
       stopped = true;
       clearInterval(timer);
