@@ -29,7 +29,7 @@ import { seedSettledHistory, storedBytes } from './retention-seed.js';
 import { resolveConfig } from '../packages/core/src/engine/config.js';
 import { createMaintenance } from '../packages/core/src/engine/jobs.js';
 import { DeliveryStore } from '../packages/core/src/engine/store.js';
-import { silentLogger } from '../packages/core/src/logger.js';
+import { silentLogger } from '../packages/core/src/shared/logger.js';
 import { detectStoreCompat } from '../packages/core/src/storage/compat.js';
 import { latencySummary, round } from './stats.js';
 import { apiAfterWrites, apiAfterWritesTargets, type ApiAfterWritesResult } from './api-after-writes.js';

@@ -1,14 +1,14 @@
 // `npm run bench:filters` (also part of `npm run bench`): the CPU cost of payload filters at
 // fan-out, against issue 23's target "fan-out with a filter on each of 100 subscribers costs
 // ≤ 10 µs per subscriber per event". It runs the code a publisher runs per event
-// (events/subscriber-filter.ts over events/filter.ts) on 100 subscriber documents, each with its
+// (events/subscriber-filter.ts over rules/filter.ts) on 100 subscriber documents, each with its
 // own filter of a realistic shape (2–4 conditions, `$or`/`$in`/`$not`, paths two levels deep),
 // over events whose data has a dozen fields. No store is involved: filters add no command to a
 // publish (packages/core/test/filters.test.ts counts them), so their whole cost is this CPU.
 // Figures are merged into .data/bench/delivery.json under `filters`. Knobs: BENCH_FILTER_EVENTS.
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { filterSubscribers } from '../packages/core/src/events/subscriber-filter.js';
-import type { EventPayload } from '../packages/core/src/events/payload.js';
+import type { EventPayload } from '../packages/core/src/model/payload.js';
 import type { SubscriberDocument } from '../packages/core/src/storage/documents.js';
 import { round } from './stats.js';
 

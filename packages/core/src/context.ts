@@ -1,13 +1,14 @@
 // What every service of core shares: storage, crypto, catalog, clock, and the engine's fast path.
 import type { SecretBox } from './crypto/secret-box.js';
-import type { EngineLogger } from './engine/index.js';
-import type { FastPath } from './engine/fast-path.js';
-import type { Catalog } from './events/catalog.js';
-import type { EmitOperational } from './events/operational.js';
+import type { EngineLogger } from './shared/logger.js';
+import type { FastPath } from './handover/fast-path.js';
+import type { Catalog } from './model/catalog.js';
+import type { EmitOperational } from './model/operational.js';
 import type { Collections } from './storage/collections.js';
 import type { StoreCompat } from './storage/compat.js';
-import type { SubscriberDirectory } from './subscribers/directory.js';
-import type { PrincipalDirectory, SigningProfile } from './types.js';
+import type { SubscriberDirectory } from './model/subscriber-directory.js';
+import type { PrincipalDirectory } from './shared/scope.js';
+import type { SigningProfile } from './shared/signing.js';
 
 export interface CoreContext {
   collections: Collections;
@@ -23,7 +24,7 @@ export interface CoreContext {
   secretRotationOverlapMs: number;
   /** The local engine's fast path (a no-op one when the engine does not run here). */
   engine: FastPath;
-  /** Publishes one of Herald's own events (events/operational.ts); set once the services exist. */
+  /** Publishes one of Herald's own events (model/operational.ts); set once the services exist. */
   emit: EmitOperational;
   /** Work that goes on after its call answered (a subscriber's cancellation); `close()` waits for it. */
   background: Set<Promise<void>>;

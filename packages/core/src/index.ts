@@ -20,7 +20,7 @@ export type {
   SubscriberService,
 } from './types.js';
 export type { DeliveryOptions, EngineMetrics } from './engine/index.js';
-export type { RetentionService } from './retention/service.js';
+export type { RetentionService } from './types.js';
 export {
   ConfigError,
   ConflictError,
@@ -30,15 +30,18 @@ export {
   NotFoundError,
   ValidationError,
   type FieldIssue,
-} from './errors/index.js';
+} from './shared/errors.js';
 export { clientTimeoutOptions, isStoreUnavailable, storeClientOptions, StoreUnavailableError } from './storage/availability.js';
 export { keepClientConnected, type ClientKeeper, type ClientKeeperOptions } from './storage/client-keeper.js';
-export { contextFromTraceparent } from './tracing.js';
+export { contextFromTraceparent } from './shared/tracing.js';
 export { DELETED_USER, SYSTEM_ACTOR } from './subscribers/mapping.js';
 export { validateSubscriberCreate, validateSubscriberUpdate } from './subscribers/validation.js';
-export { checkEventTypeDefinition } from './validation/event-type.js';
-export { isValidEventPattern, isValidEventType } from './events/matching.js';
-export { aggregateEventStatus, canTransitionDelivery, canTransitionEvent } from './deliveries/status.js';
+// What the subscriber shapes cannot say in JSON Schema (URL normalization, duplicate patterns), for
+// hosts that validate requests with the schemas and then hand them to core.
+export { normaliseSubscriberRequest } from './validation/subscriber-input.js';
+export { checkEventTypeDefinition } from './model/event-type-check.js';
+export { isValidEventPattern, isValidEventType } from './rules/matching.js';
+export { aggregateEventStatus, canTransitionDelivery, canTransitionEvent } from './model/delivery-status.js';
 
 // Every API shape as a TypeBox schema (for Fastify validation, serialization and OpenAPI) …
 export * as schemas from './schemas/index.js';

@@ -7,10 +7,10 @@ import { ConflictError, createHerald, NotFoundError, ValidationError, type Scope
 import { createKeyCache } from '../src/engine/keys.js';
 import { completeFanOut, payloadOf, sealSensitive } from '../src/events/fan-out.js';
 import { completeInterruptedFanOuts } from '../src/events/fan-out-recovery.js';
-import { buildSubscriberBody } from '../src/events/payload.js';
+import { buildSubscriberBody } from '../src/model/payload.js';
 import { collectionsFor, type Collections } from '../src/storage/collections.js';
 import type { DeliveryDocument, EventDocument } from '../src/storage/documents.js';
-import { findRows } from '../src/deliveries/rows.js';
+import { findRows } from '../src/model/delivery-rows.js';
 import { expectMatchesSchema } from './schema-check.js';
 import { schemas } from '../src/index.js';
 import { coreContextFor, openTestHerald, recordingEngine, rawDatabaseText, type TestHerald } from './helpers.js';

@@ -3,15 +3,15 @@
 import { DeliveryStats } from '../src/engine/stats.js';
 import { randomBytes } from 'node:crypto';
 import type { DeliveryEngine, EngineDeps } from '../src/engine/index.js';
-import { NO_FAST_PATH } from '../src/engine/fast-path.js';
+import { NO_FAST_PATH } from '../src/handover/fast-path.js';
 import { storeCompat } from '../src/storage/compat.js';
-import { createSubscriberDirectory } from '../src/subscribers/directory.js';
+import { createSubscriberDirectory } from '../src/model/subscriber-directory.js';
 import { createHerald } from '../src/index.js';
 import type { Herald, HeraldOptions } from '../src/index.js';
 import type { CoreContext } from '../src/context.js';
 import { createSecretBox } from '../src/crypto/secret-box.js';
-import { createCatalog } from '../src/events/catalog.js';
-import { silentLogger } from '../src/logger.js';
+import { createCatalog } from '../src/model/catalog.js';
+import { silentLogger } from '../src/shared/logger.js';
 import { collectionsFor } from '../src/storage/collections.js';
 import { openTestDatabase, type TestDatabase } from '../../../test/support/mongo.js';
 

@@ -2,7 +2,7 @@
 //
 // The proof is made on the wire: every query the publish sends to the subscribers collection is
 // captured (driver command monitoring); it is the one matching query (org, enabled, candidate match
-// keys: subscribers/match-index.ts), and the server returns the 10 matching documents — not
+// keys: storage/match-index.ts), and the server returns the 10 matching documents — not
 // 10,000. Its plan is a second test: on MongoDB an index scan of `org_enabled_match_keys`, on
 // FerretDB v1 a filter pushed down to PostgreSQL. It needs the `explain` command, which not every
 // MongoDB-wire store has (mongo-java-server, the memory-mongo store, lacks it), and is skipped
@@ -11,8 +11,8 @@ import { randomUUID } from 'node:crypto';
 import { MongoClient, type CommandStartedEvent, type CommandSucceededEvent, type Document } from 'mongodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createHerald, type Herald } from '../src/index.js';
-import { matchKeysFor } from '../src/events/matching.js';
-import { MATCH_INDEX } from '../src/subscribers/match-index.js';
+import { matchKeysFor } from '../src/rules/matching.js';
+import { MATCH_INDEX } from '../src/storage/match-index.js';
 import { collectionsFor } from '../src/storage/collections.js';
 import type { SubscriberDocument } from '../src/storage/documents.js';
 import { storeHasCommand, testMongoUri, uniqueDbName } from '../../../test/support/mongo.js';

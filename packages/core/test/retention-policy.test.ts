@@ -5,7 +5,7 @@ import { resolveConfig } from '../src/engine/config.js';
 import { createMaintenance } from '../src/engine/jobs.js';
 import { DeliveryStore } from '../src/engine/store.js';
 import { ValidationError, type Scope } from '../src/index.js';
-import { silentLogger } from '../src/logger.js';
+import { silentLogger } from '../src/shared/logger.js';
 import { detectStoreCompat } from '../src/storage/compat.js';
 import type { EventDocument } from '../src/storage/documents.js';
 import { openTestHerald, type TestHerald } from './helpers.js';

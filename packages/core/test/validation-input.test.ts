@@ -1,7 +1,7 @@
 // Unit tests of core's input rules for subscribers: well-formed text, target URL normalization and
 // repeated event patterns.
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../src/errors/index.js';
+import { ValidationError } from '../src/shared/errors.js';
 import { stringCheck } from '../src/validation/fields.js';
 import { checkTargetUrl, normaliseSubscriberRequest, uniqueEventPatterns } from '../src/validation/subscriber-input.js';
 import { isWellFormedText } from '../src/validation/text.js';

@@ -1,6 +1,6 @@
 // Unit tests of core's integer rules for paging: bounds, and no integer a double cannot hold.
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../src/errors/index.js';
+import { ValidationError } from '../src/shared/errors.js';
 import { integerCheck } from '../src/validation/fields.js';
 import { validatePageQuery } from '../src/validation/page.js';
 

@@ -110,7 +110,7 @@ it('graceful shutdown lets an in-flight delivery finish before closing', async (
 
     await host.host.close();
     expect(answered).toBe(1);
-    // Settled rows live in the history collection (core's deliveries/rows.ts).
+    // Settled rows live in the history collection (core's model/delivery-rows.ts).
     const row = await host.database.db.collection('herald_deliveries').findOne({ eventId: published.body.eventId });
     expect(row?.status).toBe('DELIVERED');
   } finally {

@@ -2,7 +2,7 @@
 import { usageError } from '../errors.js';
 
 const SEGMENT = '[a-z0-9_]+';
-/** The server's pattern rule (core events/matching.ts), repeated so a typo fails before connecting. */
+/** The server's pattern rule (core rules/matching.ts), repeated so a typo fails before connecting. */
 const PATTERN = new RegExp(`^(?:\\*|${SEGMENT}\\.${SEGMENT}|${SEGMENT}\\.\\*|\\*\\.${SEGMENT})$`);
 
 export function checkForwardTo(raw: string | undefined, hint: string): string {

@@ -1,9 +1,9 @@
 // Secrets at rest (DECISIONS §6): AES-256-GCM under a master key, stored with the key id so the
 // master key can be rotated: seal with the current key, open with any known key.
 import { createCipheriv, createDecipheriv, createSecretKey, randomBytes, type KeyObject } from 'node:crypto';
-import { ConfigError, HeraldError } from '../errors/index.js';
+import { ConfigError, HeraldError } from '../shared/errors.js';
 import type { SealedSecret } from '../storage/documents.js';
-import type { MasterKeys } from '../types.js';
+import type { MasterKeys } from '../shared/master-keys.js';
 
 const KEY_BYTES = 32;
 const IV_BYTES = 12;

@@ -5,13 +5,13 @@
 // attempt numbers and starts a fresh retry budget (requeue.ts).
 import { randomBytes } from 'node:crypto';
 import type { CoreContext } from '../context.js';
-import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../errors/index.js';
+import { ConflictError, NotFoundError, ValidationError, type FieldIssue } from '../shared/errors.js';
 import { RECOVERY_ROWS_PER_STEP, type Recovery, type RecoveryRequest } from '../schemas/index.js';
-import { OPERATIONAL_EVENTS } from '../events/operational.js';
+import { OPERATIONAL_EVENTS } from '../model/operational.js';
 import type { RecoveryDocument } from '../storage/documents.js';
 import { findByHandle } from '../subscribers/handle-index.js';
 import { SYSTEM_ACTOR } from '../subscribers/mapping.js';
-import type { Scope } from '../types.js';
+import type { Scope } from '../shared/scope.js';
 import { requeueRows } from './requeue.js';
 
 export interface RecoveryRange {

@@ -15,7 +15,7 @@ import type { CoreContext } from '../context.js';
 import { claimIncarnations } from '../storage/claims.js';
 import { anyOf } from '../storage/collections.js';
 import type { DeliveryDocument } from '../storage/documents.js';
-import { applyEventDeltas, chunks, EventDeltas, recountEvents, rowDelta } from './event-counters.js';
+import { applyEventDeltas, chunks, EventDeltas, recountEvents, rowDelta } from '../model/event-counters.js';
 
 export async function requeueRows(context: CoreContext, filter: Filter<DeliveryDocument>): Promise<string[]> {
   const { collections, compat } = context;

@@ -1,11 +1,11 @@
 // herald.deliveries: per-row operations.
 import type { CoreContext } from '../context.js';
-import { NotFoundError } from '../errors/index.js';
-import type { DeliveryService } from '../types.js';
+import { NotFoundError } from '../shared/errors.js';
+import type { DeliveryService } from './contract.js';
 import { SUMMARY_PROJECTION, toEventDelivery } from './mapping.js';
 import { getRecovery, startRecovery } from './recovery.js';
 import { requeueRows } from './requeue.js';
-import { findRow } from './rows.js';
+import { findRow } from '../model/delivery-rows.js';
 
 export function createDeliveryService(context: CoreContext): DeliveryService {
   const { collections } = context;

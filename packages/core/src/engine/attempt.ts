@@ -3,11 +3,10 @@
 import { buildApiPortalHeaders, buildStandardHeaders, unixSeconds } from '@herald/receiver';
 import type { KeyObject } from 'node:crypto';
 import type { AttemptDocument, AttemptRecord, DeliveryDocument, SubscriberDocument } from '../storage/documents.js';
+import type { SigningProfile } from '../shared/signing.js';
 import type { KeyCache } from './keys.js';
 import type { OutgoingRequest, SendResult } from './http/sender.js';
 import type { Verdict } from './outcome.js';
-
-export type SigningProfile = 'standard' | 'api-portal';
 
 /**
  * Keys that sign an attempt: the current secret's, then (standard profile only, which can carry

@@ -1,7 +1,7 @@
 // Engine options with their defaults resolved once (pure).
 import { retryPolicy, type RetryPolicy } from './backoff.js';
 import { DEFAULT_BREAKER_POLICY, type BreakerPolicy } from './breaker.js';
-import type { DeliveryOptions } from './index.js';
+import type { DeliveryOptions } from './contract.js';
 
 export interface EngineConfig {
   retry: RetryPolicy;

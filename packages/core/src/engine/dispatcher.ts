@@ -14,7 +14,7 @@
 // Outcomes are group-committed: buffered, and written a batch per command (store.writeOutcomes),
 // with up to `compat.writeConcurrency` batches in flight.
 import { randomUUID } from 'node:crypto';
-import { buildSubscriberBody, type EventPayload } from '../events/payload.js';
+import { buildSubscriberBody, type EventPayload } from '../model/payload.js';
 import type { DeliveryDocument, EventDocument } from '../storage/documents.js';
 import {
   attemptDocument,
@@ -26,18 +26,18 @@ import {
   INTERRUPTED_BY_SHUTDOWN,
   interruptedFields,
   outcomeFields,
-  type SigningProfile,
 } from './attempt.js';
+import type { SigningProfile } from '../shared/signing.js';
 import type { Random } from './backoff.js';
 import type { Breaker, Transition } from './breaker.js';
 import type { DeliveryStats } from './stats.js';
 import { SubscriberGates } from './subscriber-gates.js';
 import type { EngineConfig } from './config.js';
-import type { Admission, AdmitRequest, DispatchItem, FastPath, SubscriberForSend, WrittenCounters } from './fast-path.js';
+import type { Admission, AdmitRequest, DispatchItem, FastPath, SubscriberForSend, WrittenCounters } from '../handover/fast-path.js';
 import type { HttpSender, SendResult } from './http/sender.js';
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
-import { contextFromTraceparent, traceparentOf, tracer } from '../tracing.js';
-import type { EngineLogger, EngineMetrics } from './index.js';
+import { contextFromTraceparent, traceparentOf, tracer } from '../shared/tracing.js';
+import type { EngineLogger, EngineMetrics } from './contract.js';
 import type { KeyCache } from './keys.js';
 import { decide } from './outcome.js';
 import type { DeliveryStore, Outcome } from './store.js';

@@ -11,14 +11,14 @@
 // due. One Agenda job per retry would be a second durable record of the same fact that, without
 // transactions, could disagree with the row.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { effectiveRetention } from '../retention/policy.js';
-import { restAfterStep, retentionGroups, RETENTION_PACE, type RetentionPace } from './retention.js';
+import { effectiveRetention } from '../rules/retention-policy.js';
+import { restAfterStep, retentionGroups, RETENTION_PACE, type RetentionPace } from '../rules/retention-windows.js';
 import { Agenda } from 'agenda';
 import { MongoBackend } from '@agendajs/mongo-backend';
 import type { Db } from 'mongodb';
 import { SUBSCRIBER_LIMITS } from '../schemas/subscribers.js';
 import type { EngineConfig } from './config.js';
-import type { EngineLogger } from './index.js';
+import type { EngineLogger } from '../shared/logger.js';
 import type { DeliveryStore } from './store.js';
 
 export const JOB_NAMES = {

@@ -7,7 +7,7 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import { deriveFieldKey, standardSigningKey } from '@herald/receiver';
 import type { SealedSecret } from '../storage/documents.js';
-import type { SigningProfile } from './attempt.js';
+import type { SigningProfile } from '../shared/signing.js';
 
 export interface SecretKeys {
   /** The HMAC key of the profile: Standard Webhooks' key bytes, or the secret's UTF-8 bytes. */

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Collections } from '../storage/collections.js';
 import { withinDeadline } from '../storage/availability.js';
-import type { EngineLogger } from '../logger.js';
+import type { EngineLogger } from '../shared/logger.js';
 
 /** What the watch reads of the poll loop (the dispatcher answers it). */
 export interface LoopState {

@@ -6,12 +6,12 @@
 // attempts and nextAttemptAt we read) — so each row goes to exactly one claimer, which then owns it
 // under its lease token. Where updates are not atomic (FerretDB v1) a claimer first inserts one
 // claim document per row whose `_id` names that incarnation of the row; the unique `_id` decides.
-import type { StoredRetention } from '../retention/policy.js';
-import type { RetentionGroup } from './retention.js';
+import type { StoredRetention } from '../rules/retention-policy.js';
+import type { RetentionGroup } from '../rules/retention-windows.js';
 import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
-import { DeferredEventCounters } from '../deliveries/deferred-event-counters.js';
-import { applyEventDeltas, EventDeltas, recountEvents, rowDelta } from '../deliveries/event-counters.js';
-import { insertOrReplace } from '../deliveries/rows.js';
+import { DeferredEventCounters } from '../model/deferred-event-counters.js';
+import { applyEventDeltas, EventDeltas, recountEvents, rowDelta } from '../model/event-counters.js';
+import { insertOrReplace } from '../model/delivery-rows.js';
 import type { DeliveryStatus } from '../schemas/index.js';
 import { claimIncarnations } from '../storage/claims.js';
 import { claimKey, collectionsFor, duplicateIndexes, type Collections } from '../storage/collections.js';
@@ -20,7 +20,7 @@ import type { AttemptDocument, ClaimDocument, DeliveryDocument, EventDocument, S
 import { afterSettle, doneId, lowestPerKey, stalledHeads } from '../ordering/keys.js';
 import { releaseRows } from '../ordering/sequences.js';
 import type { Breaker } from './breaker.js';
-import type { SubscriberForSend, WrittenCounters } from './fast-path.js';
+import type { SubscriberForSend, WrittenCounters } from '../handover/fast-path.js';
 
 /** The recorded end of one attempt (or of a row cancelled before it). */
 export interface Outcome {

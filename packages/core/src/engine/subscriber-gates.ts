@@ -4,7 +4,7 @@
 import type { DeliveryDocument } from '../storage/documents.js';
 import { allowance, healthyBreaker, recordResult, type Breaker, type Transition } from './breaker.js';
 import type { EngineConfig } from './config.js';
-import type { EngineLogger } from './index.js';
+import type { EngineLogger } from '../shared/logger.js';
 import { adapt, concurrencyCap, refill, take, tokensAvailable, type Bucket, type SubscriberLimits } from './limits.js';
 
 export interface SubscriberGatesDeps {

@@ -7,16 +7,10 @@
 // written after the erase (a settled row and an attempt, without payload). A second erase removes
 // them: erasing answers 404 only when nothing of the event is left.
 import type { CoreContext } from '../context.js';
-import { ConflictError, NotFoundError } from '../errors/index.js';
-import type { Scope } from '../types.js';
+import { ConflictError, NotFoundError } from '../shared/errors.js';
+import type { Scope } from '../shared/scope.js';
+import type { ErasedEvent } from './contract.js';
 
-export interface ErasedEvent {
-  eventId: string;
-  /** Rows removed that were still to be sent (only with force). */
-  cancelledDeliveries: number;
-  deliveries: number;
-  attempts: number;
-}
 
 export async function eraseEvent(context: CoreContext, scope: Scope, eventId: string, options: { force?: boolean } = {}): Promise<ErasedEvent> {
   const { collections, compat } = context;

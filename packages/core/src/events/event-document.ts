@@ -1,7 +1,7 @@
 // The event document a publish records. Pure (ids and sealing are passed in).
 import type { PublishEventInput } from '../schemas/index.js';
 import type { EventDocument, SealedSecret } from '../storage/documents.js';
-import type { SplitData } from './payload.js';
+import type { SplitData } from '../model/payload.js';
 
 export interface NewEventParts {
   eventId: string;

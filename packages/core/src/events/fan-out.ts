@@ -5,14 +5,14 @@
 // finds such events). Queued rows are unique per {eventId, subscriberId}: completing twice is harmless.
 import type { MongoBulkWriteError } from 'mongodb';
 import type { CoreContext } from '../context.js';
-import { EventDeltas, applyEventDeltas, recountEvents } from '../deliveries/event-counters.js';
-import { findRows, insertOrReplace } from '../deliveries/rows.js';
+import { EventDeltas, applyEventDeltas, recountEvents } from '../model/event-counters.js';
+import { findRows, insertOrReplace } from '../model/delivery-rows.js';
 import { DUPLICATE_KEY, isDuplicateKeyError } from '../storage/collections.js';
 import type { DeliveryDocument, EventDocument, SealedSecret } from '../storage/documents.js';
 import { orderKeyOf } from '../ordering/keys.js';
 import { releaseSettledPredecessors, sequenceRows } from '../ordering/sequences.js';
 import { newDeliveryRow } from './delivery-row.js';
-import type { EventPayload, SplitData } from './payload.js';
+import type { EventPayload, SplitData } from '../model/payload.js';
 
 /** What `sealedSensitive` holds once opened. */
 export interface SensitivePart {

@@ -9,14 +9,14 @@
 // resolves.
 import type { MongoBulkWriteError } from 'mongodb';
 import type { CoreContext } from '../context.js';
-import type { Admission } from '../engine/fast-path.js';
+import type { Admission } from '../handover/fast-path.js';
 import { DUPLICATE_KEY } from '../storage/collections.js';
 import type { DeliveryDocument, EventDocument, SubscriberDocument } from '../storage/documents.js';
-import type { Matcher } from '../subscribers/directory.js';
+import type { Matcher } from '../model/subscriber-directory.js';
 import { orderKeyOf } from '../ordering/keys.js';
 import { releaseSettledPredecessors, sequenceRows, type HeldHead } from '../ordering/sequences.js';
 import { newDeliveryRow } from './delivery-row.js';
-import type { EventPayload } from './payload.js';
+import type { EventPayload } from '../model/payload.js';
 import { filterSubscribers } from './subscriber-filter.js';
 
 /** Most events one batch writes. */

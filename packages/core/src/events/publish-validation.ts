@@ -1,10 +1,10 @@
 // Publish input rules (DECISIONS §2, §5), for one event and for an item of a batch. Pure apart from
 // the catalog's compiled schemas.
-import { ValidationError, type FieldIssue } from '../errors/index.js';
+import { ValidationError, type FieldIssue } from '../shared/errors.js';
 import { PUBLISH_BATCH_LIMITS, PUBLISH_LIMITS, type PublishEventInput } from '../schemas/index.js';
 import { checkFields, isPlainObject, stringCheck, type Check } from '../validation/fields.js';
-import type { Catalog } from './catalog.js';
-import { isOperationalEventType, isValidEventType, OPERATIONAL_FAMILY } from './matching.js';
+import type { Catalog } from '../model/catalog.js';
+import { isOperationalEventType, isValidEventType, OPERATIONAL_FAMILY } from '../rules/matching.js';
 
 const checkEventType: Check = (value) => {
   if (typeof value !== 'string' || !isValidEventType(value)) return 'must be "family.action" with segments of a-z, 0-9, _';

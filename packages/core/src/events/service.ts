@@ -3,16 +3,17 @@ import type { CoreContext } from '../context.js';
 import { SUMMARY_PROJECTION, type DeliveryRowSummary } from '../deliveries/mapping.js';
 import type { AttemptDocument } from '../storage/documents.js';
 import { requeueRows } from '../deliveries/requeue.js';
-import { findRows } from '../deliveries/rows.js';
-import { ConflictError, HeraldError, isHeraldError, NotFoundError, ValidationError } from '../errors/index.js';
+import { findRows } from '../model/delivery-rows.js';
+import { ConflictError, HeraldError, isHeraldError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { isStoreUnavailable, StoreUnavailableError } from '../storage/availability.js';
 import { isDuplicateKeyError } from '../storage/collections.js';
 import { EVENT_LIST_ORDER } from '../storage/indexes.js';
 import type { EventDocument } from '../storage/documents.js';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { PublishEventInput } from '../schemas/index.js';
-import { traceparentOf, tracer } from '../tracing.js';
-import type { EventService, PublishManyResult, PublishResult, Scope } from '../types.js';
+import { traceparentOf, tracer } from '../shared/tracing.js';
+import type { Scope } from '../shared/scope.js';
+import type { EventService, PublishManyResult, PublishResult } from './contract.js';
 import { validateEventStatus, validatePageQuery } from '../validation/page.js';
 import { newEventDocument } from './event-document.js';
 import { completeFanOut, eventPayload, sealSensitive } from './fan-out.js';
@@ -20,7 +21,7 @@ import { eraseEvent } from './erase.js';
 import { createPublishBatcher } from './publish-batch.js';
 import { idempotentEventId, newEventId, publishFingerprint, type IdempotencyNamespace } from './ids.js';
 import { toWebhookEvent, toWebhookEventDetail } from './mapping.js';
-import { splitSensitive } from './payload.js';
+import { splitSensitive } from '../model/payload.js';
 import { idempotencyKeyProblem, validatePublishInput, validatePublishItem } from './publish-validation.js';
 
 export interface InternalEventService extends EventService {
@@ -165,7 +166,7 @@ export function createEventService(context: CoreContext): InternalEventService {
       );
     },
 
-    /** Herald's own events (events/operational.ts): the reserved family, data built by Herald. */
+    /** Herald's own events (model/operational.ts): the reserved family, data built by Herald. */
     publishOperational(orgId: string, eventType: string, aggregateId: string, data: Record<string, unknown>, idempotencyKey?: string) {
       return record({ orgId, actor: 'herald' }, { eventType, aggregateId, data }, [], idempotencyKey, 'herald');
     },

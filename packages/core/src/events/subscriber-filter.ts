@@ -2,8 +2,8 @@
 // memory. Compiled once per subscriber document: the directory caches documents per org revision,
 // so a filter is parsed again only after its subscriber (or another of its org) changed.
 import type { SubscriberDocument } from '../storage/documents.js';
-import { compileFilter, type CompiledFilter, type PayloadFilter } from './filter.js';
-import type { EventPayload } from './payload.js';
+import { compileFilter, type CompiledFilter, type PayloadFilter } from '../rules/filter.js';
+import type { EventPayload } from '../model/payload.js';
 
 const compiled = new WeakMap<SubscriberDocument, CompiledFilter>();
 

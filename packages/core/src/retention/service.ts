@@ -1,19 +1,11 @@
 // An organization's retention policy: read and replaced through the API, applied by the hourly
 // retention job (engine/jobs.ts). One document per organization (`org_state`), one round trip each.
 import type { CoreContext } from '../context.js';
-import type { RetentionPolicy } from '../engine/retention.js';
+import type { RetentionPolicy } from '../rules/retention-windows.js';
 import { upsertWithRetry } from '../storage/collections.js';
-import type { WebhookRetentionPolicy } from '../schemas/retention.js';
-import type { Scope } from '../types.js';
-import { retentionView, storedRetention } from './policy.js';
+import type { RetentionService } from './contract.js';
+import { retentionView, storedRetention } from '../rules/retention-policy.js';
 import { validateRetentionInput } from './validation.js';
-
-export interface RetentionService {
-  /** The policy that applies to the organization's settled events, and the host default. */
-  get(scope: Scope): Promise<WebhookRetentionPolicy>;
-  /** Replaces the organization's policy; `{}` returns it to the host's. Takes effect at the next run. */
-  set(scope: Scope, input: unknown): Promise<WebhookRetentionPolicy>;
-}
 
 export function createRetentionService(context: CoreContext, host: RetentionPolicy): RetentionService {
   const { collections, compat } = context;

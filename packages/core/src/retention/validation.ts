@@ -1,6 +1,6 @@
 // Retention policy input (pure): returns the typed input or throws a ValidationError naming every
 // offending field, as the HTTP API's schema would.
-import { ValidationError, type FieldIssue } from '../errors/index.js';
+import { ValidationError, type FieldIssue } from '../shared/errors.js';
 import { EVENT_TYPE_PATTERN, PUBLISH_LIMITS } from '../schemas/events.js';
 import { RETENTION_LIMITS, type WebhookRetentionPolicyRequest } from '../schemas/retention.js';
 import { checkFields, integerCheck, isPlainObject } from '../validation/fields.js';

@@ -8,6 +8,3 @@ export * from './publish-batch.js';
 export * from './recoveries.js';
 export * from './event-types.js';
 export * from './retention.js';
-// What these shapes cannot say in JSON Schema (URL normalization, duplicate patterns), for hosts
-// that validate requests with the schemas and then hand them to core.
-export { checkTargetUrl, normaliseSubscriberRequest, uniqueEventPatterns, type TargetUrlCheck } from '../validation/subscriber-input.js';

@@ -1,4 +1,4 @@
-// The status vocabularies of DECISIONS §5 as schemas (the transition rules live in deliveries/status.ts).
+// The status vocabularies of DECISIONS §5 as schemas (the transition rules live in model/delivery-status.ts).
 import { Type, type Static } from 'typebox';
 
 export const EventStatus = Type.Enum(['PENDING', 'DISPATCHED', 'ALL_DELIVERED', 'FAILED'], {

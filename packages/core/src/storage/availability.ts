@@ -9,7 +9,7 @@ import {
   MongoServerSelectionError,
   MongoTopologyClosedError,
 } from 'mongodb';
-import { HeraldError } from '../errors/index.js';
+import { HeraldError } from '../shared/errors.js';
 
 /** The store did not answer in time or could not be reached; the request may be retried. */
 export class StoreUnavailableError extends HeraldError {

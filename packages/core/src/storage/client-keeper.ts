@@ -12,7 +12,7 @@
 // answers a connect finds it. The check is the same on every store: on MongoDB a healthy monitor
 // usually finds the server first, and then no reopen happens.
 import type { MongoClient, TopologyDescriptionChangedEvent } from 'mongodb';
-import type { EngineLogger } from '../logger.js';
+import type { EngineLogger } from '../shared/logger.js';
 
 export interface ClientKeeper {
   /** Stops watching; waits for a reopen in progress, so the caller may close the client after. */

@@ -39,11 +39,11 @@ export const COLLECTION_SUFFIXES = {
 
 export interface Collections {
   subscribers: Collection<SubscriberDocument>;
-  /** Per org, the token publishers cache their matching under (subscribers/directory.ts). */
+  /** Per org, the token publishers cache their matching under (model/subscriber-directory.ts). */
   subscriberRevisions: Collection<SubscriberRevisionDocument>;
   handles: Collection<HandleDocument>;
   events: Collection<EventDocument>;
-  /** Rows PENDING or IN_FLIGHT: the engine's working set (deliveries/rows.ts). */
+  /** Rows PENDING or IN_FLIGHT: the engine's working set (model/delivery-rows.ts). */
   queue: Collection<DeliveryDocument>;
   /** Rows DELIVERED or FAILED: the history. */
   deliveries: Collection<DeliveryDocument>;

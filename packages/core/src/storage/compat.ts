@@ -22,7 +22,7 @@
 //   written as one `updateMany` per group rather than one statement per row (their timestamps
 //   become the write's time; each attempt record keeps the attempt's exact start); the engine holds
 //   event counter changes in memory and writes an event once, when its status changes
-//   (deliveries/deferred-event-counters.ts), taking the counters it starts from from the publisher
+//   (model/deferred-event-counters.ts), taking the counters it starts from from the publisher
 //   or from the read that fetched the event to send its rows; and events are read by id one at a
 //   time rather than with one `$in`.
 // - transient errors: `InternalError` (code 1) "deadlock detected" from PostgreSQL, or "database is

@@ -1,6 +1,6 @@
 // MongoDB document shapes (ARCHITECTURE.md "MongoDB data model"). Times are BSON dates here and
 // ISO-8601 strings only in API shapes.
-import type { StoredRetention } from '../retention/policy.js';
+import type { StoredRetention } from '../rules/retention-policy.js';
 import type { DeliveryStatus, EventStatus } from '../schemas/index.js';
 
 /** AES-256-GCM under a master key; base64 fields. */
@@ -24,10 +24,10 @@ export interface SubscriberDocument {
   displayName: string;
   targetUrl: string;
   events: string[];
-  /** Derived from `events` (see events/matching.ts); the indexed matching key. */
+  /** Derived from `events` (see rules/matching.ts); the indexed matching key. */
   matchKeys: string[];
   /**
-   * The payload filter (events/filter.ts) as JSON text: its keys start with `$` or contain dots,
+   * The payload filter (rules/filter.ts) as JSON text: its keys start with `$` or contain dots,
    * which are not portable field names across MongoDB versions and FerretDB.
    */
   filter?: string;
@@ -46,13 +46,13 @@ export interface SubscriberDocument {
   updatedAt: Date;
   /** Incremented by every update; the condition of the optimistic-concurrency replace. */
   revision: number;
-  /** Present on ephemeral CLI listeners only (types.ts ListenerOptions). */
+  /** Present on ephemeral CLI listeners only (subscribers/contract.ts ListenerOptions). */
   listener?: { expiresAt: Date };
 }
 
 /**
  * Per org, a token every subscriber write replaces after it is complete: a publisher that reads the
- * token it cached its matching under knows its cache is current (subscribers/directory.ts).
+ * token it cached its matching under knows its cache is current (model/subscriber-directory.ts).
  */
 export interface SubscriberRevisionDocument {
   _id: string;
@@ -80,7 +80,7 @@ export interface WriteTurnDocument {
 /** Per-org settings. */
 export interface OrgStateDocument {
   _id: string;
-  /** The organization's retention policy, when it set one (retention/policy.ts). */
+  /** The organization's retention policy, when it set one (rules/retention-policy.ts). */
   retention?: StoredRetention;
 }
 

@@ -2,7 +2,7 @@
 // options is a no-op. Only plain and unique indexes (FerretDB v1 has no partial or TTL indexes).
 // Indexes the delivery engine needs for claiming rows are the engine's to create.
 import { MongoServerError, type Collection, type Document } from 'mongodb';
-import { MATCH_INDEX } from '../subscribers/match-index.js';
+import { MATCH_INDEX } from './match-index.js';
 import type { Collections } from './collections.js';
 
 /**

@@ -1,6 +1,6 @@
 // One log line when the store stops answering and one when it answers again, so an operator
 // reading the log sees a stuck store at once rather than a trail of timeouts.
-import type { EngineLogger as Logger } from '../logger.js';
+import type { EngineLogger as Logger } from '../shared/logger.js';
 import type { StoreWatch } from './store-watch.js';
 
 /** Silence this long is reported: long past any healthy command of Herald's, short enough to act on. */

@@ -1,7 +1,7 @@
 // How create and update turn validated input into the next subscriber document. Pure: sealing is
 // passed in, so is the clock.
 import { randomUUID } from 'node:crypto';
-import { matchKeysFor } from '../events/matching.js';
+import { matchKeysFor } from '../rules/matching.js';
 import { SUBSCRIBER_LIMITS, type WebhookSubscriberCreateRequest, type WebhookSubscriberUpdateRequest } from '../schemas/index.js';
 import type { PreviousSecret, SealedSecret, SubscriberDocument } from '../storage/documents.js';
 

@@ -2,9 +2,9 @@
 // editor). One read of at most FILTER_PREVIEW_MAX events, newest first; each is judged exactly as
 // fan-out would judge it (event-type patterns, then the filter over the public data only).
 import type { CoreContext } from '../context.js';
-import { ValidationError } from '../errors/index.js';
-import { checkFilter, compileFilter, type PayloadFilter } from '../events/filter.js';
-import { keysMatch, matchKeysFor } from '../events/matching.js';
+import { ValidationError } from '../shared/errors.js';
+import { checkFilter, compileFilter, type PayloadFilter } from '../rules/filter.js';
+import { keysMatch, matchKeysFor } from '../rules/matching.js';
 import { FILTER_PREVIEW_MAX, type WebhookFilterPreview } from '../schemas/index.js';
 import type { EventDocument } from '../storage/documents.js';
 import { EVENT_LIST_ORDER } from '../storage/indexes.js';

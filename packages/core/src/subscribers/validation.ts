@@ -1,8 +1,8 @@
 // Subscriber input rules of DECISIONS §3. Pure: returns the typed input or throws a ValidationError
 // naming every offending field.
-import { ValidationError, type FieldIssue } from '../errors/index.js';
-import { checkFilter } from '../events/filter.js';
-import { isValidEventPattern } from '../events/matching.js';
+import { ValidationError, type FieldIssue } from '../shared/errors.js';
+import { checkFilter } from '../rules/filter.js';
+import { isValidEventPattern } from '../rules/matching.js';
 import {
   EVENTS_EMPTY_MESSAGE,
   HANDLE_PATTERN,

@@ -1,5 +1,5 @@
 // Small field checkers shared by the input validators. Pure; each returns a message or undefined.
-import type { FieldIssue } from '../errors/index.js';
+import type { FieldIssue } from '../shared/errors.js';
 import { ILL_FORMED_TEXT_MESSAGE, isWellFormedText } from './text.js';
 
 export type Check = (value: unknown) => string | undefined;

@@ -1,5 +1,5 @@
 // limit/offset rules of DECISIONS §3. Pure.
-import { ValidationError } from '../errors/index.js';
+import { ValidationError } from '../shared/errors.js';
 import { EVENT_STATUSES, OFFSET_MAX, PAGE_LIMIT_DEFAULT, PAGE_LIMIT_MAX, type EventStatus } from '../schemas/index.js';
 import { integerCheck } from './fields.js';
 

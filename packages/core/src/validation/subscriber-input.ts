@@ -1,6 +1,6 @@
 // What the subscriber schemas cannot say: the one spelling a target URL is stored in, and the
 // duplicate event patterns that add nothing. Pure; shapes and bounds are checked before (schemas).
-import { ValidationError, type FieldIssue } from '../errors/index.js';
+import { ValidationError, type FieldIssue } from '../shared/errors.js';
 import { SUBSCRIBER_LIMITS } from '../schemas/subscribers.js';
 import { ILL_FORMED_TEXT_MESSAGE, isWellFormedText } from './text.js';
 

@@ -2,8 +2,8 @@
 // written once, when its status changes, and whatever is still held is written at flush.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { openTestDatabase, type TestDatabase } from '../../../../test/support/mongo.js';
-import { DeferredEventCounters, mustWrite, REMEMBERED_LIMIT, statusForCounters } from '../../src/deliveries/deferred-event-counters.js';
-import { EventDeltas, rowDelta } from '../../src/deliveries/event-counters.js';
+import { DeferredEventCounters, mustWrite, REMEMBERED_LIMIT, statusForCounters } from '../../src/model/deferred-event-counters.js';
+import { EventDeltas, rowDelta } from '../../src/model/event-counters.js';
 import { collectionsFor, type Collections } from '../../src/storage/collections.js';
 import { storeCompat } from '../../src/storage/compat.js';
 import type { EventDocument } from '../../src/storage/documents.js';

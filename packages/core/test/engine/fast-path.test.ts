@@ -1,4 +1,4 @@
-// Rows the publisher hands the engine in memory (engine/fast-path.ts) are sent and recorded
+// Rows the publisher hands the engine in memory (handover/fast-path.ts) are sent and recorded
 // without the engine reading their event back, on either store path.
 import { randomBytes } from 'node:crypto';
 import { MongoClient, type CommandStartedEvent } from 'mongodb';

@@ -6,9 +6,9 @@ import { createMaintenance, JOB_NAMES, type Maintenance } from '../../src/engine
 import { DeliveryStore } from '../../src/engine/store.js';
 import { claimKey } from '../../src/storage/collections.js';
 import { storeCompat } from '../../src/storage/compat.js';
-import { findRows } from '../../src/deliveries/rows.js';
+import { findRows } from '../../src/model/delivery-rows.js';
 import type { DeliveryDocument, EventDocument } from '../../src/storage/documents.js';
-import { silentLogger } from '../../src/logger.js';
+import { silentLogger } from '../../src/shared/logger.js';
 import { eventually } from './support/harness.js';
 
 let database: TestDatabase;

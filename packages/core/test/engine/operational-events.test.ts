@@ -53,7 +53,7 @@ test('the catalog documents each of them, with an example that fits its schema; 
     expect(definition.description).toBeTypeOf('string');
     expect(harness.herald.catalog.get(definition.type)).toBeDefined();
   }
-  const { createCatalog } = await import('../../src/events/catalog.js');
+  const { createCatalog } = await import('../../src/model/catalog.js');
   const own = createCatalog();
   for (const definition of types) {
     own.register(definition);

@@ -2,7 +2,7 @@
 // chunks, since FerretDB v1 never finishes a command with more statements than its connection pool.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { openTestDatabase, type TestDatabase } from '../../../../test/support/mongo.js';
-import { chunks, recountEvents } from '../../src/deliveries/event-counters.js';
+import { chunks, recountEvents } from '../../src/model/event-counters.js';
 import { collectionsFor, type Collections } from '../../src/storage/collections.js';
 import { detectStoreCompat } from '../../src/storage/compat.js';
 import type { EventDocument } from '../../src/storage/documents.js';

@@ -3,7 +3,7 @@
 // lease that expires minutes later.
 import { afterAll, expect, test } from 'vitest';
 import { collectionsFor } from '../../src/storage/collections.js';
-import { findRows } from '../../src/deliveries/rows.js';
+import { findRows } from '../../src/model/delivery-rows.js';
 import { startSink, type Sink } from './support/sink.js';
 import { scope, startHarness } from './support/harness.js';
 

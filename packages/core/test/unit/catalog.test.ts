@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest';
-import { ConfigError, ValidationError } from '../../src/errors/index.js';
-import { createCatalog } from '../../src/events/catalog.js';
+import { ConfigError, ValidationError } from '../../src/shared/errors.js';
+import { createCatalog } from '../../src/model/catalog.js';
 import { validatePublishInput } from '../../src/events/publish-validation.js';
 
 describe('event catalog', () => {
@@ -42,7 +42,7 @@ describe('publish input', () => {
 });
 
 test('an embedder registering a type gets its example checked too', async () => {
-  const { createCatalog } = await import('../../src/events/catalog.js');
+  const { createCatalog } = await import('../../src/model/catalog.js');
   const catalog = createCatalog();
   expect(() => catalog.register({ type: 'order.created', dataSchema: { type: 'object', required: ['id'] }, example: { total: 1 } })).toThrow(/example does not match/);
   expect(() => catalog.register({ type: 'order.created', example: [] as unknown as Record<string, unknown> })).toThrow(/example must be a JSON object/);

@@ -1,6 +1,6 @@
 // The pure side of event status: row transitions as counter changes, grouped into statements.
 import { expect, test } from 'vitest';
-import { countersFromRows, EventDeltas, rowDelta } from '../../src/deliveries/event-counters.js';
+import { countersFromRows, EventDeltas, rowDelta } from '../../src/model/event-counters.js';
 
 const now = new Date('2030-01-01T00:00:00Z');
 

@@ -1,6 +1,6 @@
 import { expect, test } from 'vitest';
 import { eventFamily, newEventDocument } from '../../src/events/event-document.js';
-import { splitSensitive } from '../../src/events/payload.js';
+import { splitSensitive } from '../../src/model/payload.js';
 
 const now = new Date('2030-02-03T04:05:06.007Z');
 

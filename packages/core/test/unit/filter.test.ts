@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkFilter, compileFilter, FILTER_LIMITS, jsonEqual, type FilterEnvelope, type PayloadFilter } from '../../src/events/filter.js';
+import { checkFilter, compileFilter, FILTER_LIMITS, jsonEqual, type FilterEnvelope, type PayloadFilter } from '../../src/rules/filter.js';
 
 const event: FilterEnvelope = {
   type: 'order.created',

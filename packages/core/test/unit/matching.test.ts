@@ -6,7 +6,7 @@ import {
   keysMatch,
   matchKeysFor,
   patternMatches,
-} from '../../src/events/matching.js';
+} from '../../src/rules/matching.js';
 
 describe('event types and patterns', () => {
   test.each(['apikey.generated', 'a.b', 'sub_scription.renewed_2'])('%s is a valid event type', (type) => {
@@ -49,7 +49,7 @@ describe('match keys', () => {
 });
 
 test('Herald\'s own family is matched only by patterns naming it', async () => {
-  const { patternMatches, matchKeysFor, candidateKeysFor } = await import('../../src/events/matching.js');
+  const { patternMatches, matchKeysFor, candidateKeysFor } = await import('../../src/rules/matching.js');
   expect(patternMatches('*', 'herald.delivery_exhausted')).toBe(false);
   expect(patternMatches('*.delivery_exhausted', 'herald.delivery_exhausted')).toBe(false);
   expect(patternMatches('herald.*', 'herald.delivery_exhausted')).toBe(true);

@@ -2,7 +2,7 @@ import { createSecretKey } from 'node:crypto';
 import { decryptFields, deriveFieldKey } from '@herald/receiver';
 import { describe, expect, test } from 'vitest';
 import { idempotentEventId } from '../../src/events/ids.js';
-import { buildSubscriberBody, fieldPlaintext, splitSensitive } from '../../src/events/payload.js';
+import { buildSubscriberBody, fieldPlaintext, splitSensitive } from '../../src/model/payload.js';
 
 const event = {
   eventId: 'e1',

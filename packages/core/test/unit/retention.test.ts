@@ -1,9 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/engine/config.js';
-import { restAfterStep, retentionGroups, RETENTION_PACE } from '../../src/engine/retention.js';
-import { effectiveRetention, retentionView, storedRetention } from '../../src/retention/policy.js';
+import { restAfterStep, retentionGroups, RETENTION_PACE } from '../../src/rules/retention-windows.js';
+import { effectiveRetention, retentionView, storedRetention } from '../../src/rules/retention-policy.js';
 import { validateRetentionInput } from '../../src/retention/validation.js';
-import { ValidationError } from '../../src/errors/index.js';
+import { ValidationError } from '../../src/shared/errors.js';
 
 const now = new Date('2025-06-01T00:00:00Z');
 const DAY = 86_400_000;

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, test } from 'vitest';
 import { createSecretBox } from '../../src/crypto/secret-box.js';
-import { ConfigError, HeraldError } from '../../src/errors/index.js';
+import { ConfigError, HeraldError } from '../../src/shared/errors.js';
 
 const keyA = randomBytes(32);
 const keyB = randomBytes(32).toString('base64');

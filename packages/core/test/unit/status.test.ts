@@ -5,7 +5,7 @@ import {
   canTransitionEvent,
   eventStatusAfterRowChange,
   isTerminalDelivery,
-} from '../../src/deliveries/status.js';
+} from '../../src/model/delivery-status.js';
 
 describe('delivery transitions', () => {
   test.each([

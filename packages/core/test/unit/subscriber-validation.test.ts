@@ -1,6 +1,6 @@
 // Subscriber input rules (src/subscribers/validation.ts) that need no database.
 import { describe, expect, it } from 'vitest';
-import { ValidationError } from '../../src/errors/index.js';
+import { ValidationError } from '../../src/shared/errors.js';
 import { validateSubscriberCreate, validateSubscriberUpdate } from '../../src/subscribers/validation.js';
 import { nestsDeeperThan } from '../../src/validation/fields.js';
 

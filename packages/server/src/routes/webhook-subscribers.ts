@@ -2,7 +2,7 @@
 // rules that normalize a valid body (target URL spelling, repeated patterns); this file only binds
 // them to HTTP (status codes, Location, scopes).
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { schemas, type Herald } from '@herald/core';
+import { normaliseSubscriberRequest, schemas, type Herald } from '@herald/core';
 import { Type } from 'typebox';
 import { SCOPES } from '../auth/scopes.js';
 import { bodyErrorResponses, coreScope, errorResponses, NoContent, NoQuery, resourceLocation, type Mount } from './common.js';
@@ -43,7 +43,7 @@ export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOpti
         response: { 201: schemas.WebhookSubscriberResponse, ...bodyErrorResponses(409) },
       },
       preHandler: async (request) => {
-        request.body = schemas.normaliseSubscriberRequest(request.body);
+        request.body = normaliseSubscriberRequest(request.body);
       },
     },
     async (request, reply) => {
@@ -98,7 +98,7 @@ export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOpti
         response: { 200: schemas.WebhookSubscriberResponse, ...bodyErrorResponses(404, 409) },
       },
       preHandler: async (request) => {
-        request.body = schemas.normaliseSubscriberRequest(request.body);
+        request.body = normaliseSubscriberRequest(request.body);
       },
     },
     async (request) => herald.subscribers.update(coreScope(request, orgId), request.params.subscriberId, request.body),

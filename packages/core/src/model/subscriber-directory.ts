@@ -1,5 +1,5 @@
 // Matching for publish, cached per org and checked against the org's subscriber revision: one `_id`
-// read per publish instead of the matching query (subscribers/match-index.ts), which runs only
+// read per publish instead of the matching query (storage/match-index.ts), which runs only
 // when a subscriber of the org changed since it was cached.
 //
 // The revision is a fresh random token that every subscriber write sets after the write is complete
@@ -12,7 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import { upsertWithRetry, type Collections } from '../storage/collections.js';
 import type { SubscriberDocument } from '../storage/documents.js';
-import { findMatchingSubscribers } from './match-index.js';
+import { findMatchingSubscribers } from '../storage/match-index.js';
 
 /** Cached orgs and event types per org; beyond these the oldest go. */
 const MAX_ORGS = 1_000;

@@ -2,7 +2,7 @@
 // for slots (`admit`) before writing the rows, writes the admitted ones already IN_FLIGHT under the
 // engine's lease token, and passes them on with the event in memory (`dispatch`). Rows the engine
 // has no free slot for are written PENDING and found by its poll, in due order, with the retries.
-import type { EventPayload } from '../events/payload.js';
+import type { EventPayload } from '../model/payload.js';
 import type { EventStatus } from '../schemas/index.js';
 import type { DeliveryDocument, SubscriberDocument } from '../storage/documents.js';
 

@@ -1,8 +1,8 @@
 // An organization's retention policy (pure): what the API takes, what is stored, and what applies.
 // Stored per organization in its `org_state` document; the windows are days for people and
-// milliseconds for the retention job (engine/retention.ts). Per-type windows are stored as a list,
+// milliseconds for the retention job (rules/retention-windows.ts). Per-type windows are stored as a list,
 // since event types contain dots, which a stored field name should not.
-import type { RetentionPolicy } from '../engine/retention.js';
+import type { RetentionPolicy } from './retention-windows.js';
 import type { WebhookRetentionPolicy, WebhookRetentionPolicyRequest } from '../schemas/retention.js';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;

@@ -2,9 +2,9 @@
 // fields are sensitive. Schemas compile once at registration so a bad schema fails early.
 import { Ajv, type ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
-import { ConfigError, type FieldIssue } from '../errors/index.js';
-import type { EventCatalog, EventTypeDefinition } from '../types.js';
-import { isOperationalEventType, isValidEventType, OPERATIONAL_FAMILY } from './matching.js';
+import { ConfigError, type FieldIssue } from '../shared/errors.js';
+import type { EventCatalog, EventTypeDefinition } from '../shared/event-types.js';
+import { isOperationalEventType, isValidEventType, OPERATIONAL_FAMILY } from '../rules/matching.js';
 
 // ajv-formats is CommonJS: under NodeNext its default import is the module object on some loaders
 // and the plugin on others; accept both. (It also resolves its own copy of ajv, hence the loose type.)
@@ -36,7 +36,7 @@ function checkExample(definition: EventTypeDefinition, validateData: ValidateFun
   throw new ConfigError(`event type "${type}": example does not match its dataSchema: ${details}`);
 }
 
-/** Types of the reserved family may only come from Herald itself (events/operational.ts). */
+/** Types of the reserved family may only come from Herald itself (model/operational.ts). */
 export function createCatalog(initial: readonly EventTypeDefinition[] = []): Catalog {
   const ajv = new Ajv({ allErrors: true, strict: false });
   addFormats(ajv);

@@ -1,6 +1,6 @@
 // Which settled events the retention job removes (pure): one group per retention window. Event
 // types with an override of their own form their own group; every other type follows the default.
-// An organization with a policy of its own (retention/policy.ts) gets its groups; every other
+// An organization with a policy of its own (rules/retention-policy.ts) gets its groups; every other
 // organization follows the host's. A window of 0 keeps its events forever, so it yields no group.
 
 export interface RetentionPolicy {

@@ -1,11 +1,11 @@
 // Which subscribers receive an event: one query on the subscribers themselves, by org, enabled and
-// the event's candidate match keys (events/matching.ts). MongoDB serves it from the multikey index
+// the event's candidate match keys (rules/matching.ts). MongoDB serves it from the multikey index
 // `org_enabled_match_keys`, so its cost follows the matches, not the org's subscribers. Publishers
-// cache its answer per org and event type (subscribers/directory.ts), so it runs only after a
+// cache its answer per org and event type (model/subscriber-directory.ts), so it runs only after a
 // subscriber of the org changed.
-import { candidateKeysFor, keysMatch } from '../events/matching.js';
-import type { Collections } from '../storage/collections.js';
-import type { SubscriberDocument } from '../storage/documents.js';
+import { candidateKeysFor, keysMatch } from '../rules/matching.js';
+import type { Collections } from './collections.js';
+import type { SubscriberDocument } from './documents.js';
 
 export const MATCH_INDEX = { key: { orgId: 1, enabled: 1, matchKeys: 1 }, name: 'org_enabled_match_keys' } as const;
 
@@ -17,7 +17,7 @@ export function matchingFilter(orgId: string, eventType: string) {
 /** The enabled subscribers of `orgId` whose filter matches `eventType`, by internal id. */
 export async function findMatchingSubscribers(collections: Collections, orgId: string, eventType: string): Promise<SubscriberDocument[]> {
   const documents = await collections.subscribers.find(matchingFilter(orgId, eventType)).toArray();
-  // `*` and `*.action` are candidates of every family but Herald's own (events/matching.ts); the
+  // `*` and `*.action` are candidates of every family but Herald's own (rules/matching.ts); the
   // pattern check keeps that rule in one place whatever the query returned.
   return documents
     .filter((document) => keysMatch(document.matchKeys, eventType))

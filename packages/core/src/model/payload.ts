@@ -2,7 +2,7 @@
 // subscriber's body. Pure (randomness of IVs aside).
 import type { KeyObject } from 'node:crypto';
 import { buildApiPortalBody, buildStandardBody, encryptWithKey } from '@herald/receiver';
-import type { SigningProfile } from '../types.js';
+import type { SigningProfile } from '../shared/signing.js';
 
 export interface SplitData {
   /** `data` without the sensitive fields: the only form of the payload that is stored. */

@@ -2,7 +2,7 @@
 //
 // A subscriber's filter patterns are reduced to match keys stored on its own document
 // (`matchKeys`), and an event `f.a` is matched by the subscribers carrying one of its four candidate
-// keys `f.a`, `f.*`, `*.a`, `*` (subscribers/match-index.ts). The subscriber document is the only
+// keys `f.a`, `f.*`, `*.a`, `*` (storage/match-index.ts). The subscriber document is the only
 // record of what it receives: nothing derived from it is stored apart, so concurrent subscriber
 // writes cannot leave a second copy behind that disagrees with it.
 
@@ -14,7 +14,7 @@ const ACTION_WILDCARD = new RegExp(`^\\*\\.${SEGMENT}$`);
 export const MATCH_ALL = '*';
 
 /**
- * The family of Herald's own operational events (events/operational.ts). Only patterns naming it
+ * The family of Herald's own operational events (model/operational.ts). Only patterns naming it
  * (`herald.*`, `herald.action`) receive them: `*` and `*.action` never do, so a subscriber that
  * asked for "everything" does not start receiving Herald's own notices. Callers cannot publish it.
  */

@@ -1,12 +1,12 @@
 // Herald's own operational events, published through its own pipeline to the subscribers that opt
-// in with `herald.*` (or an exact `herald.` type) — never to `*` (events/matching.ts). Event types
+// in with `herald.*` (or an exact `herald.` type) — never to `*` (rules/matching.ts). Event types
 // have two segments, so the names join subject and action with `_`.
 //
 // Emitting never fails the work that caused it: a publish error is logged and dropped. Each event
 // has an idempotency key derived from its cause, so one cause seen twice (two replicas, a retried
 // job) is published once.
-import type { EngineLogger } from '../logger.js';
-import type { EventTypeDefinition } from '../types.js';
+import type { EngineLogger } from '../shared/logger.js';
+import type { EventTypeDefinition } from '../shared/event-types.js';
 
 export const OPERATIONAL_EVENTS = {
   deliveryExhausted: 'herald.delivery_exhausted',

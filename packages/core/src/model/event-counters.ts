@@ -12,7 +12,7 @@ import type { DeliveryStatus, EventStatus } from '../schemas/index.js';
 import { anyOf, type Collections } from '../storage/collections.js';
 import type { StoreCompat } from '../storage/compat.js';
 import type { EventDocument } from '../storage/documents.js';
-import { isSettledEvent, isTerminalDelivery } from './status.js';
+import { isSettledEvent, isTerminalDelivery } from './delivery-status.js';
 
 export interface CounterDelta {
   open: number;

@@ -12,7 +12,7 @@
 // means `$eq`. Arrays and objects are compared as whole values; a missing field equals nothing, so
 // `$ne`/`$nin` match it and every other operator does not. Order comparisons need both sides to be
 // numbers or both strings (`occurredAt` compares as an instant, its operand an ISO 8601 string).
-import type { FieldIssue } from '../errors/index.js';
+import type { FieldIssue } from '../shared/errors.js';
 import { nestsDeeperThan } from '../validation/fields.js';
 
 export const FILTER_LIMITS = { maxDepth: 8, maxBytes: 4096, maxPathSegments: 16 } as const;

@@ -1,7 +1,7 @@
 // A catalog entry's example must be data its type accepts: it is published as-is by test triggers
 // (`herald webhooks trigger`), and a documented sample that the API would refuse misleads readers.
-import { createCatalog } from '../events/catalog.js';
-import type { EventTypeDefinition } from '../types.js';
+import { createCatalog } from './catalog.js';
+import type { EventTypeDefinition } from '../shared/event-types.js';
 
 /**
  * Throws a ConfigError naming the type when its name or data schema is invalid, or its example is
