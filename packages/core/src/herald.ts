@@ -96,8 +96,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     secretRotationOverlapMs: options.delivery?.secretRotationOverlapMs ?? DEFAULT_SECRET_ROTATION_OVERLAP_MS,
     engine: {
       admit: (requests, now) => deliveryEngine.admit(requests, now),
-      dispatch: (admission, items, written) => deliveryEngine.dispatch(admission, items, written),
-      release: (admission) => deliveryEngine.release(admission),
+      handOver: (handOver) => deliveryEngine.handOver(handOver),
       notify: () => deliveryEngine.notify(),
     },
     // Herald's own events go through the event service, created below with this context.

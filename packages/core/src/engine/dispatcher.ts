@@ -33,7 +33,7 @@ import type { Breaker, Transition } from './breaker.js';
 import type { DeliveryStats } from './stats.js';
 import { SubscriberGates } from './subscriber-gates.js';
 import type { EngineConfig } from './config.js';
-import type { Admission, AdmitRequest, DispatchItem, FastPath, SubscriberForSend, WrittenCounters } from '../handover/fast-path.js';
+import type { Admission, AdmitRequest, FastPath, HandOver, SubscriberForSend } from '../handover/fast-path.js';
 import type { HttpSender, SendResult } from './http/sender.js';
 import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import { contextFromTraceparent, traceparentOf, tracer } from '../shared/tracing.js';
@@ -190,15 +190,22 @@ export class Dispatcher implements FastPath {
     return admission;
   }
 
-  dispatch(admission: Admission, items: readonly DispatchItem[], written?: WrittenCounters): void {
-    // From here each slot is released by its attempt.
-    this.admitted.delete(admission);
-    if (written && items.length > 0) this.deps.store.rememberWritten(written);
-    for (const item of items) void this.attempt(item.row, item.subscriber, item.payload, true);
+  handOver({ admissions, started, leftToPoll }: HandOver): void {
+    const starting = new Set<Admission>();
+    for (const { admission, items, written } of started) {
+      if (items.length === 0) continue;
+      starting.add(admission);
+      // From here each slot is released by its attempt.
+      this.admitted.delete(admission);
+      this.deps.store.rememberWritten(written);
+      for (const item of items) void this.attempt(item.row, item.subscriber, item.payload, true);
+    }
+    // Every other slot reserved for the batch: its rows were not written, or not by this batch.
+    for (const admission of admissions) if (!starting.has(admission)) this.release(admission);
+    if (leftToPoll) this.notify();
   }
 
-  /** The rows were not written: give the slots back. */
-  release(admission: Admission): void {
+  private release(admission: Admission): void {
     for (const subscriberId of this.admitted.get(admission) ?? []) {
       this.occupy(subscriberId, -1);
       this.fastInFlight -= 1;

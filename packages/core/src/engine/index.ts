@@ -2,7 +2,7 @@
 // calls start/stop/metrics; the publisher uses its fast path; everything under src/engine/ belongs
 // to the engine (README.md beside this file has the design).
 //
-//   publish: admit → rows written IN_FLIGHT → dispatch ─┐
+//   publish: admit → rows written IN_FLIGHT → handOver ─┐
 //   poll (timer, notify, freed slots): find due → claim ─┴─> send (per-subscriber pools) ─> group-committed outcomes
 //   Agenda (cluster-wide): lease recovery · fan-out completion · event reconciliation · retention
 import { randomUUID } from 'node:crypto';
@@ -144,8 +144,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
       sender = undefined;
     },
     admit: (requests, now) => (dispatcher ?? NO_FAST_PATH).admit(requests, now),
-    dispatch: (admission, items, written) => (dispatcher ?? NO_FAST_PATH).dispatch(admission, items, written),
-    release: (admission) => (dispatcher ?? NO_FAST_PATH).release(admission),
+    handOver: (handOver) => (dispatcher ?? NO_FAST_PATH).handOver(handOver),
     notify: () => dispatcher?.notify(),
     get running() {
       return running;

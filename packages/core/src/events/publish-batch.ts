@@ -9,7 +9,7 @@
 // resolves.
 import type { MongoBulkWriteError } from 'mongodb';
 import type { CoreContext } from '../context.js';
-import type { Admission } from '../handover/fast-path.js';
+import type { Admission, StartedEvent } from '../handover/fast-path.js';
 import { DUPLICATE_KEY } from '../storage/collections.js';
 import type { DeliveryDocument, EventDocument, SubscriberDocument } from '../storage/documents.js';
 import type { Matcher } from '../model/subscriber-directory.js';
@@ -86,11 +86,18 @@ export function createPublishBatcher(context: CoreContext): PublishBatcher {
 
 async function writeBatch(context: CoreContext, batch: readonly Waiting[]): Promise<void> {
   const { collections, compat, directory } = context;
-  let planned: Planned[] = [];
+  // What the engine is told when the batch ends, in one hand-over whatever became of it.
+  const admissions: Admission[] = [];
+  const started: StartedEvent[] = [];
+  let leftToPoll = false;
   let held: HeldHead[] = [];
-  /** Rows another writer inserted first (insertRows). */
-  let present = new Set<DeliveryDocument>();
+  const planFor = (item: Waiting, matched: readonly SubscriberDocument[], now: Date): Planned => {
+    const planned = plan(context, item, matched, now);
+    admissions.push(planned.admission);
+    return planned;
+  };
   try {
+    let planned: Planned[] = [];
     const orgIds = [...new Set(batch.map((item) => item.draft.orgId))];
     const readMatchers = async (): Promise<Map<string, Matcher>> =>
       new Map(await Promise.all(orgIds.map(async (orgId) => [orgId, await compat.retry(() => directory.forOrg(orgId))] as const)));
@@ -102,15 +109,14 @@ async function writeBatch(context: CoreContext, batch: readonly Waiting[]): Prom
       // waits for two round trips in series, not three. An org whose revision moved since (one of
       // its subscribers changed) gets its events' fan-out planned again and corrected before any
       // row is written; until then no row of theirs exists, so nothing was sent on the old plan.
-      planned = batch.map((item, index) => plan(context, item, cached[index]!.subscribers, now));
+      planned = batch.map((item, index) => planFor(item, cached[index]!.subscribers, now));
       const [matchers, refused] = await Promise.all([readMatchers(), insertEvents(context, planned.map((item) => item.event))]);
       repeated = refused;
       const stale = batch.flatMap((item, index) => (!repeated.has(index) && matchers.get(item.draft.orgId)!.revision !== cached[index]!.revision ? [index] : []));
       if (stale.length > 0) {
         const current = await Promise.all(stale.map((index) => compat.retry(() => matchers.get(batch[index]!.draft.orgId)!.match(batch[index]!.draft.eventType))));
         stale.forEach((index, position) => {
-          context.engine.release(planned[index]!.admission);
-          planned[index] = plan(context, batch[index]!, current[position]!, now);
+          planned[index] = planFor(batch[index]!, current[position]!, now);
         });
         await compat.write(() =>
           collections.events.bulkWrite(
@@ -123,14 +129,13 @@ async function writeBatch(context: CoreContext, batch: readonly Waiting[]): Prom
       const matchers = await readMatchers();
       for (const item of batch) {
         const subscribers = await compat.retry(() => matchers.get(item.draft.orgId)!.match(item.draft.eventType));
-        planned.push(plan(context, item, subscribers, now));
+        planned.push(planFor(item, subscribers, now));
       }
       // Events first: a row never exists without its event.
       repeated = await insertEvents(context, planned.map((item) => item.event));
     }
     for (const index of repeated) {
       const item = planned[index]!;
-      context.engine.release(item.admission);
       item.reject(Object.assign(new Error(`event ${item.event._id} exists`), { code: DUPLICATE_KEY }));
     }
     planned = planned.filter((_item, index) => !repeated.has(index));
@@ -138,29 +143,26 @@ async function writeBatch(context: CoreContext, batch: readonly Waiting[]): Prom
     // Rows of ordered subscribers take their numbers now that the events they belong to are known
     // not to be repeats (ordering/sequences.ts): one more round trip, for batches that have them.
     held = await sequenceRows(context, rows, now);
-    if (rows.length > 0) present = await insertRows(context, rows);
+    // Rows another writer put in first (a repeat's fan-out completion) are not the ones planned
+    // here: none of their event's rows is sent from here, the poll sends them all.
+    const present = rows.length > 0 ? await insertRows(context, rows) : new Set<DeliveryDocument>();
+    for (const item of planned) {
+      const items = item.rows.some((row) => present.has(row))
+        ? []
+        : item.rows.flatMap((row, index) => (item.accepted[index] ? [{ row, subscriber: item.subscribers[index]!, payload: item.payload }] : []));
+      const { event } = item;
+      started.push({ admission: item.admission, items, written: { eventId: event._id, open: event.openDeliveries, failed: event.failedDeliveries, status: event.status } });
+      if (items.length < item.rows.length) leftToPoll = true;
+    }
+    for (const item of planned) item.resolve({ event: item.event, rows: item.rows });
   } catch (error) {
-    for (const item of planned) context.engine.release(item.admission);
+    started.length = 0;
+    leftToPoll = false;
     for (const item of batch) item.reject(error); // no-op for those already answered
     return;
+  } finally {
+    context.engine.handOver({ admissions, started, leftToPoll });
   }
-  let anyPending = false;
-  for (const item of planned) {
-    if (item.rows.some((row) => present.has(row))) {
-      // Another writer put rows of this event in first (a repeat's fan-out completion): they are
-      // not the ones planned here, so none is sent from here; the poll sends them all.
-      context.engine.release(item.admission);
-      anyPending = true;
-      item.resolve({ event: item.event, rows: item.rows });
-      continue;
-    }
-    const items = item.rows.flatMap((row, index) => (item.accepted[index] ? [{ row, subscriber: item.subscribers[index]!, payload: item.payload }] : []));
-    const { event } = item;
-    context.engine.dispatch(item.admission, items, { eventId: event._id, open: event.openDeliveries, failed: event.failedDeliveries, status: event.status });
-    if (items.length < item.rows.length) anyPending = true;
-    item.resolve({ event: item.event, rows: item.rows });
-  }
-  if (anyPending) context.engine.notify();
   if (held.length > 0) {
     void releaseSettledPredecessors(context, held, context.now()).then(
       (released) => {
