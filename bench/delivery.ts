@@ -28,7 +28,7 @@ import { seedSettledHistory, storedBytes } from './retention-seed.js';
 // The retention pass as the engine's hourly job runs it (core's internals: no public API runs it now).
 import { resolveConfig } from '../packages/core/src/engine/config.js';
 import { createMaintenance } from '../packages/core/src/engine/jobs.js';
-import { DeliveryStore } from '../packages/core/src/engine/store.js';
+import { DeliveryStore } from '../packages/core/src/engine/store/index.js';
 import { silentLogger } from '../packages/core/src/shared/logger.js';
 import { detectStoreCompat } from '../packages/core/src/storage/compat.js';
 import { latencySummary, round } from './stats.js';

@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { resolveConfig } from '../src/engine/config.js';
 import { createMaintenance } from '../src/engine/jobs.js';
-import { DeliveryStore } from '../src/engine/store.js';
+import { DeliveryStore } from '../src/engine/store/index.js';
 import { ValidationError, type Scope } from '../src/index.js';
 import { silentLogger } from '../src/shared/logger.js';
 import { detectStoreCompat } from '../src/storage/compat.js';

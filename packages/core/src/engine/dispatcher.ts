@@ -40,7 +40,7 @@ import { contextFromTraceparent, traceparentOf, tracer } from '../shared/tracing
 import type { EngineLogger, EngineMetrics } from './contract.js';
 import type { KeyCache } from './keys.js';
 import { decide } from './outcome.js';
-import type { DeliveryStore, Outcome } from './store.js';
+import type { DeliveryStore, Outcome } from './store/index.js';
 import type { LoopState } from './stall-watch.js';
 
 /** Share of the global slots fresh rows may take without a poll. */
@@ -197,7 +197,7 @@ export class Dispatcher implements FastPath {
       starting.add(admission);
       // From here each slot is released by its attempt.
       this.admitted.delete(admission);
-      this.deps.store.rememberWritten(written);
+      this.deps.store.counters.rememberWritten(written);
       for (const item of items) void this.attempt(item.row, item.subscriber, item.payload, true);
     }
     // Every other slot reserved for the batch: its rows were not written, or not by this batch.
@@ -259,7 +259,7 @@ export class Dispatcher implements FastPath {
   /** One batch: find due rows, read what sending them needs, claim, launch. Returns rows found. */
   private async pollOnce(free: number): Promise<number> {
     const now = this.now();
-    const found = await this.deps.store.findDue(now, free, this.gates.closed(now.getTime()));
+    const found = await this.deps.store.claims.findDue(now, free, this.gates.closed(now.getTime()));
     this.lastStepAt = Date.now();
     const chosen = this.gates.choose(found, free, now.getTime());
     // Nothing due, or only rows a subscriber's own limits hold back for now: the poll is keeping up.
@@ -270,12 +270,12 @@ export class Dispatcher implements FastPath {
     for (const row of chosen) this.occupy(row.subscriberId, +1);
     let launched = new Set<string>();
     try {
-      const { subscribers, events } = await this.deps.store.loadForSend(chosen);
+      const { subscribers, events } = await this.deps.store.claims.loadForSend(chosen);
       this.lastStepAt = Date.now();
       for (const [subscriberId, subscriber] of subscribers) this.gates.learn(subscriberId, subscriber);
       const longest = Math.max(0, ...chosen.map((row) => subscribers.get(row.subscriberId)?.timeoutMs ?? 0));
       const token = this.newToken();
-      const won = await this.deps.store.claim(chosen, token, now, new Date(now.getTime() + longest + this.deps.config.leaseMarginMs));
+      const won = await this.deps.store.claims.claim(chosen, token, now, new Date(now.getTime() + longest + this.deps.config.leaseMarginMs));
       this.lastStepAt = Date.now();
       launched = new Set(won.map((row) => row._id));
       if (won.length > 0) this.lastKeptUpAt = this.lastStepAt;
@@ -410,7 +410,7 @@ export class Dispatcher implements FastPath {
       const batch = pending.map((entry) => entry.outcome);
       this.flushes += 1;
       void this.deps.store
-        .writeOutcomes(batch, this.now())
+        .outcomes.writeOutcomes(batch, this.now())
         .then(({ written, released }) => {
           // The next rows of ordered keys became due.
           if (released > 0) this.notify();

@@ -16,7 +16,7 @@ import { NO_FAST_PATH } from '../handover/fast-path.js';
 import { createHttpSender, type HttpSender } from './http/sender.js';
 import { createMaintenance } from './jobs.js';
 import { createKeyCache } from './keys.js';
-import { DeliveryStore } from './store.js';
+import { DeliveryStore } from './store/index.js';
 import { watchForStalls, type StallWatch } from './stall-watch.js';
 import { parseOrderKey } from '../ordering/keys.js';
 import type { DeliveryEngine, EngineDeps } from './contract.js';
@@ -82,7 +82,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
           payloadOf: deps.payloadOf,
           stats,
           onHealthChange: (subscriberId, breaker, transition, previous) => {
-            const saving = store.saveHealth(subscriberId, breaker, new Date()).catch((error: unknown) =>
+            const saving = store.health.saveHealth(subscriberId, breaker, new Date()).catch((error: unknown) =>
               deps.logger.warn({ subscriberId, err: { message: (error as Error).message } }, 'subscriber health not recorded'),
             );
             healthWrites.add(saving);
@@ -90,7 +90,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
             const notice = transition === 'open' ? OPERATIONAL_EVENTS.subscriberFailing : transition === 'recovered' && previous === 'open' ? OPERATIONAL_EVENTS.subscriberRecovered : undefined;
             if (notice && deps.emit) {
               const emit = deps.emit;
-              void store.subscriberOrg(subscriberId).then((owner) => {
+              void store.health.subscriberOrg(subscriberId).then((owner) => {
                 if (!owner) return;
                 const data = { subscriberId: owner.handle, state: breaker.state === 'open' ? ('open' as const) : ('healthy' as const), since: new Date(breaker.since).toISOString(), consecutiveFailures: breaker.consecutiveFailures, lastError: breaker.lastError };
                 emit(owner.orgId, { type: notice, data }, `${subscriberId}:${breaker.since}`);
@@ -106,7 +106,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
             );
           },
         });
-        dispatcher.seedHealth(await store.loadHealth());
+        dispatcher.seedHealth(await store.health.loadHealth());
         dispatcher.start();
         stallWatch = watchForStalls({
           collections: store.collections,
@@ -139,7 +139,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
       }
       dispatcher = undefined;
       await Promise.all(healthWrites);
-      await store.flushEventCounters(new Date()).catch((error: unknown) => deps.logger.warn({ err: { message: (error as Error).message } }, 'event counters not written at stop: the reconciliation will recount those events'));
+      await store.counters.flushEventCounters(new Date()).catch((error: unknown) => deps.logger.warn({ err: { message: (error as Error).message } }, 'event counters not written at stop: the reconciliation will recount those events'));
       if (!deps.sender) await sender?.close(true);
       sender = undefined;
     },

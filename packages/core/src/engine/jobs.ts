@@ -19,7 +19,7 @@ import type { Db } from 'mongodb';
 import { SUBSCRIBER_LIMITS } from '../schemas/subscribers.js';
 import type { EngineConfig } from './config.js';
 import type { EngineLogger } from '../shared/logger.js';
-import type { DeliveryStore } from './store.js';
+import type { DeliveryStore } from './store/index.js';
 
 export const JOB_NAMES = {
   recoverLeases: 'herald:recover-expired-leases',
@@ -86,18 +86,18 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
   const strandedAfterMs = SUBSCRIBER_LIMITS.timeoutMsMax + config.leaseMarginMs;
   const recoverLeases = async (): Promise<number> => {
     const now = new Date();
-    const expired = await store.recoverExpiredLeases(now);
+    const expired = await store.recovery.recoverExpiredLeases(now);
     if (expired > 0) logger.warn({ recovered: expired }, 'returned deliveries with expired leases to PENDING');
-    const stranded = await store.recoverStrandedClaims(now, strandedAfterMs);
+    const stranded = await store.recovery.recoverStrandedClaims(now, strandedAfterMs);
     if (stranded > 0) logger.warn({ recovered: stranded }, 'released deliveries whose claimer died before sending');
-    const stalled = await store.releaseStalledKeys(now);
+    const stalled = await store.recovery.releaseStalledKeys(now);
     if (stalled > 0) logger.info({ released: stalled }, 'released the next delivery of ordered keys whose turn had not been passed on (a crash, a gap or an erased delivery)');
     if (expired + stranded + stalled > 0) deps.onRecovered();
     return expired + stranded + stalled;
   };
   let reconcileCursor = new Date(0);
   const reconcileEvents = async (): Promise<number> => {
-    const { checked, cursor } = await store.reconcileEvents(new Date(), config.maintenanceIntervalMs, reconcileCursor);
+    const { checked, cursor } = await store.recovery.reconcileEvents(new Date(), config.maintenanceIntervalMs, reconcileCursor);
     reconcileCursor = cursor;
     return checked;
   };
@@ -106,15 +106,15 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
     // Claim and sequence markers are kept a day, whatever the event retention: a shorter bound would
     // race lease recovery, which releases a row by the claim its dead claimer left.
     const markersBefore = new Date(Date.now() - 24 * 60 * 60 * 1000);
-    await store.purgeClaimsBefore(markersBefore);
-    await store.purgeSequenceMarkersBefore(markersBefore);
+    await store.purging.purgeClaimsBefore(markersBefore);
+    await store.purging.purgeSequenceMarkersBefore(markersBefore);
     let total = 0;
-    const orgPolicies = new Map([...(await store.orgRetentionPolicies())].map(([orgId, stored]) => [orgId, effectiveRetention(config, stored)]));
+    const orgPolicies = new Map([...(await store.purging.orgRetentionPolicies())].map(([orgId, stored]) => [orgId, effectiveRetention(config, stored)]));
     const stopping = lifetime.signal;
     for (const group of retentionGroups(config, new Date(), orgPolicies)) {
       while (!stopping.aborted) {
         const started = performance.now();
-        const purged = await store.purgeFinishedBefore(group.cutoff, pace.batchEvents, group.match);
+        const purged = await store.purging.purgeFinishedBefore(group.cutoff, pace.batchEvents, group.match);
         total += purged;
         pruned += purged;
         if (purged === 0) break;

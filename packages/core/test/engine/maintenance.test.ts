@@ -3,7 +3,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { openTestDatabase, type TestDatabase } from '../../../../test/support/mongo.js';
 import { resolveConfig } from '../../src/engine/config.js';
 import { createMaintenance, JOB_NAMES, type Maintenance } from '../../src/engine/jobs.js';
-import { DeliveryStore } from '../../src/engine/store.js';
+import { DeliveryStore } from '../../src/engine/store/index.js';
 import { claimKey } from '../../src/storage/collections.js';
 import { storeCompat } from '../../src/storage/compat.js';
 import { findRows } from '../../src/model/delivery-rows.js';
@@ -83,7 +83,7 @@ test('a row whose claimer died before marking it IN_FLIGHT is released, a fresh 
   const busy = row('busy', 'e-claim', { nextAttemptAt: longAgo });
   const backlogged = row('backlogged', 'e-claim', { nextAttemptAt: longAgo });
   await store.collections.queue.insertMany([stranded, busy, backlogged]);
-  await store.claims.insertMany([
+  await store.collections.claims.insertMany([
     { _id: claimKey(stranded), deliveryId: 'stranded', owner: 'killed-worker', createdAt: longAgo },
     { _id: claimKey(busy), deliveryId: 'busy', owner: 'live-worker', createdAt: new Date() },
   ]);
@@ -94,7 +94,7 @@ test('a row whose claimer died before marking it IN_FLIGHT is released, a fresh 
   expect(after).toMatchObject({ status: 'PENDING', attempts: 1 });
   expect(after!.nextAttemptAt!.getTime()).toBeGreaterThan(longAgo.getTime());
   // Its new incarnation can be claimed again; the others keep theirs.
-  expect(await store.claim([after!], 'next-worker', new Date(), new Date(Date.now() + 60_000))).toHaveLength(1);
+  expect(await store.claims.claim([after!], 'next-worker', new Date(), new Date(Date.now() + 60_000))).toHaveLength(1);
   expect((await store.collections.queue.findOne({ _id: 'busy' }))!.nextAttemptAt).toEqual(longAgo);
   expect((await store.collections.queue.findOne({ _id: 'backlogged' }))!.nextAttemptAt).toEqual(longAgo);
 });

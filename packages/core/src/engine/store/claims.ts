@@ -1,0 +1,86 @@
+// Finding due rows and claiming them. A claim is a conditional update per batch — an `$or` of each
+// row's expected state (PENDING, the attempts and nextAttemptAt we read) — so each row goes to
+// exactly one claimer, which then owns it under its lease token. Where updates are not atomic
+// (FerretDB v1) a claimer first inserts one claim document per row whose `_id` names that
+// incarnation of the row; the unique `_id` decides (storage/claims.ts).
+import type { SubscriberForSend } from '../../handover/fast-path.js';
+import type { DeliveryStatus } from '../../schemas/index.js';
+import { claimIncarnations } from '../../storage/claims.js';
+import type { Collections } from '../../storage/collections.js';
+import type { StoreCompat } from '../../storage/compat.js';
+import type { DeliveryDocument, EventDocument } from '../../storage/documents.js';
+import type { EngineCounters } from './counters.js';
+import { StorePart } from './part.js';
+
+const SEND_PROJECTION = { _id: 1, enabled: 1, targetUrl: 1, timeoutMs: 1, secret: 1, previousSecrets: 1, maxConcurrency: 1, rateLimitPerSecond: 1 } as const;
+
+export class ClaimStore extends StorePart {
+  constructor(
+    collections: Collections,
+    compat: StoreCompat,
+    private readonly counters: EngineCounters,
+  ) {
+    super(collections, compat);
+  }
+
+  /** The oldest due PENDING rows, whoever wrote them, leaving out subscribers with no free slot. */
+  findDue(now: Date, limit: number, excludeSubscribers: readonly string[]): Promise<DeliveryDocument[]> {
+    const filter = excludeSubscribers.length > 0 ? { subscriberId: { $nin: [...excludeSubscribers] } } : {};
+    return this.read(() =>
+      this.collections.queue
+        .find({ status: 'PENDING', nextAttemptAt: { $lte: now }, ...filter })
+        .sort({ nextAttemptAt: 1 })
+        .limit(limit)
+        .toArray(),
+    );
+  }
+
+  /** What sending these rows needs: their subscribers (read fresh) and their events. */
+  async loadForSend(rows: readonly DeliveryDocument[]): Promise<{ subscribers: Map<string, SubscriberForSend>; events: Map<string, EventDocument> }> {
+    const subscriberIds = [...new Set(rows.map((row) => row.subscriberId))];
+    const eventIds = [...new Set(rows.map((row) => row.eventId))];
+    const mark = this.counters.readMark();
+    const [subscribers, events] = await Promise.all([
+      this.read(() => this.collections.subscribers.find({ _id: { $in: subscriberIds } }, { projection: SEND_PROJECTION }).toArray()),
+      this.findEvents(eventIds),
+    ]);
+    // Where counters are held in memory, the ones read here spare the first outcome a second read.
+    for (const event of events) {
+      this.counters.rememberRead(event._id, { open: event.openDeliveries ?? 0, failed: event.failedDeliveries ?? 0, status: event.status }, mark);
+    }
+    return {
+      subscribers: new Map(subscribers.map((subscriber) => [subscriber._id, subscriber as SubscriberForSend])),
+      events: new Map(events.map((event) => [event._id, event])),
+    };
+  }
+
+  private async findEvents(eventIds: readonly string[]): Promise<EventDocument[]> {
+    const projection = { subscriberIds: 0 };
+    if (!this.compat.pointReads) return this.read(() => this.collections.events.find({ _id: { $in: [...eventIds] } }, { projection }).toArray());
+    const found = await Promise.all(eventIds.map((_id) => this.read(() => this.collections.events.findOne({ _id }, { projection }))));
+    return found.filter((event): event is EventDocument => event !== null);
+  }
+
+  /** Claims rows read a moment ago under `token`; returns the rows won, as now stored. */
+  async claim(rows: readonly DeliveryDocument[], token: string, now: Date, leaseUntil: Date): Promise<DeliveryDocument[]> {
+    if (rows.length === 0) return [];
+    const candidates = this.compat.uniqueKeyClaims ? await claimIncarnations(this.collections, this.compat, rows, token, now, true) : [...rows];
+    if (candidates.length === 0) return [];
+    const result = await this.write(() =>
+      this.collections.queue.updateMany(
+        {
+          $or: candidates.map((row) => ({ _id: row._id, status: 'PENDING' as DeliveryStatus, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt })),
+        },
+        { $set: { status: 'IN_FLIGHT', leaseOwner: token, leaseUntil, updatedAt: now } },
+      ),
+    );
+    const claimed = candidates.map((row) => ({ ...row, status: 'IN_FLIGHT' as DeliveryStatus, leaseOwner: token, leaseUntil }));
+    if (result.modifiedCount === candidates.length) return claimed;
+    // Another claimer, a cancel or a manual retry changed some rows since we read them.
+    const won = await this.read(() =>
+      this.collections.queue.find({ _id: { $in: candidates.map((row) => row._id) }, leaseOwner: token }, { projection: { _id: 1 } }).toArray(),
+    );
+    const wonIds = new Set(won.map((row) => row._id));
+    return claimed.filter((row) => wonIds.has(row._id));
+  }
+}

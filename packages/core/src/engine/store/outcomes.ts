@@ -1,0 +1,136 @@
+// Recording what attempts ended in: each outcome only while we still hold the row's lease. A retry
+// updates the row in the queue; a settled row (DELIVERED, FAILED) is written to the history and then
+// leaves the queue; then the attempt records, the counters of the events whose rows settled, and the
+// next row of each ordered key whose row settled.
+import type { AnyBulkWriteOperation } from 'mongodb';
+import { insertOrReplace } from '../../model/delivery-rows.js';
+import { EventDeltas, rowDelta } from '../../model/event-counters.js';
+import { afterSettle, doneId } from '../../ordering/keys.js';
+import { releaseRows } from '../../ordering/sequences.js';
+import type { Collections } from '../../storage/collections.js';
+import type { StoreCompat } from '../../storage/compat.js';
+import type { AttemptDocument, DeliveryDocument } from '../../storage/documents.js';
+import type { EngineCounters } from './counters.js';
+import { insertAttempts, StorePart } from './part.js';
+
+/** The recorded end of one attempt (or of a row cancelled before it). */
+export interface Outcome {
+  row: DeliveryDocument;
+  fields: Partial<DeliveryDocument>;
+  attempt?: AttemptDocument | undefined;
+}
+
+export class OutcomeStore extends StorePart {
+  constructor(
+    collections: Collections,
+    compat: StoreCompat,
+    private readonly counters: EngineCounters,
+  ) {
+    super(collections, compat);
+  }
+
+  /**
+   * Records a batch of outcomes, each only if we still hold the row's lease: a retry updates the
+   * row in the queue; a settled row (DELIVERED, FAILED) is written to the history and then leaves
+   * the queue. Then the attempt records, and the counters of the events whose rows settled.
+   * Every row write names this batch (`settledBy`), so when fewer rows changed than were sent (a
+   * lease was taken over meanwhile) one read tells which did.
+   */
+  async writeOutcomes(outcomes: readonly Outcome[], now: Date): Promise<{ written: number; released: number }> {
+    if (outcomes.length === 0) return { written: 0, released: 0 };
+    const batch = `${outcomes[0]!.row.leaseOwner ?? ''}@${now.getTime()}:${Math.random().toString(36).slice(2, 10)}`;
+    const settling = outcomes.filter((outcome) => outcome.fields.status === 'DELIVERED' || outcome.fields.status === 'FAILED');
+    const retrying = outcomes.filter((outcome) => !settling.includes(outcome));
+    const attempts = outcomes.flatMap((outcome) => (outcome.attempt ? [outcome.attempt] : []));
+    const [settled, retried] = await Promise.all([
+      this.settle(settling, batch, now),
+      this.updateRetries(retrying, batch, now),
+      insertAttempts(this, attempts),
+    ]);
+    const applied = [...settled, ...retried];
+    const deltas = new EventDeltas();
+    for (const { row, fields } of applied) deltas.add(row.eventId, rowDelta('IN_FLIGHT', fields.status ?? 'IN_FLIGHT'));
+    const [released] = await Promise.all([
+      this.advanceOrderedKeys(settled.map((outcome) => outcome.row), now),
+      this.counters.apply(deltas, now),
+    ]);
+    return { written: applied.length, released };
+  }
+
+  /**
+   * Ordered rows settled (and left the queue): each key's `done` moves up, then the next row of the
+   * key is released. In that order: a publisher that wrote a held row after this release looked for
+   * it reads `done` after writing, and releases the row itself (ordering/sequences.ts).
+   */
+  private async advanceOrderedKeys(rows: readonly DeliveryDocument[], now: Date): Promise<number> {
+    const { done, release } = afterSettle(rows);
+    if (done.size === 0) return 0;
+    await this.write(() =>
+      this.collections.orderKeys.bulkWrite(
+        [...done].map(([key, sequence]) => ({ updateOne: { filter: { _id: doneId(key) }, update: { $max: { done: sequence } }, upsert: true } })),
+        { ordered: false },
+      ),
+    );
+    return releaseRows(this, release, now, true);
+  }
+
+  /** History first, then out of the queue: a crash in between leaves a copy, never no row. */
+  private async settle(outcomes: readonly Outcome[], batch: string, now: Date): Promise<Outcome[]> {
+    if (outcomes.length === 0) return [];
+    const grouped = this.compat.groupedOutcomeWrites;
+    const finished = outcomes.map(({ row, fields }) => ({
+      ...row,
+      ...fields,
+      // Grouped writes (FerretDB v1) share the batch's time; the attempt records keep each start.
+      ...(grouped && fields.status === 'DELIVERED' ? { lastAttemptAt: now, deliveredAt: now } : {}),
+      leaseOwner: null,
+      leaseUntil: null,
+      settledBy: batch,
+    }));
+    await insertOrReplace(this.collections.deliveries, finished, this.compat, true);
+    const owners = [...new Set(outcomes.map(({ row }) => row.leaseOwner ?? null))];
+    const ids = outcomes.map(({ row }) => row._id);
+    const removed = await this.write(() =>
+      this.collections.queue.deleteMany({ _id: { $in: ids }, status: 'IN_FLIGHT', leaseOwner: { $in: owners } }),
+    );
+    if (removed.deletedCount === outcomes.length) return [...outcomes];
+    // Some leases were taken over: those rows are someone else's now; take our copies back.
+    const kept = await this.read(() => this.collections.queue.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray());
+    const notOurs = new Set(kept.map((row) => row._id));
+    await this.write(() => this.collections.deliveries.deleteMany({ _id: { $in: [...notOurs] }, settledBy: batch }));
+    return outcomes.filter(({ row }) => !notOurs.has(row._id));
+  }
+
+  private async updateRetries(outcomes: readonly Outcome[], batch: string, now: Date): Promise<Outcome[]> {
+    if (outcomes.length === 0) return [];
+    const result = await this.write(() => this.collections.queue.bulkWrite(this.retryOperations(outcomes, batch, now), { ordered: false }));
+    if (result.modifiedCount === outcomes.length) return [...outcomes];
+    const stored = await this.read(() =>
+      this.collections.queue.find({ _id: { $in: outcomes.map((outcome) => outcome.row._id) } }, { projection: { _id: 1, settledBy: 1 } }).toArray(),
+    );
+    const settledBy = new Map(stored.map((row) => [row._id, row.settledBy]));
+    return outcomes.filter(({ row }) => settledBy.get(row._id) === batch);
+  }
+
+  private retryOperations(outcomes: readonly Outcome[], batch: string, now: Date): AnyBulkWriteOperation<DeliveryDocument>[] {
+    if (!this.compat.groupedOutcomeWrites) {
+      return outcomes.map(({ row, fields }) => ({
+        updateOne: { filter: { _id: row._id, status: 'IN_FLIGHT', leaseOwner: row.leaseOwner ?? null }, update: { $set: { ...fields, settledBy: batch } } },
+      }));
+    }
+    // One statement per distinct new state; retries rarely share one (jittered due times).
+    const groups = new Map<string, { fields: Partial<DeliveryDocument>; rows: DeliveryDocument[] }>();
+    for (const { row, fields } of outcomes) {
+      const key = JSON.stringify(fields);
+      const group = groups.get(key) ?? { fields: { ...fields, settledBy: batch, updatedAt: now }, rows: [] };
+      group.rows.push(row);
+      groups.set(key, group);
+    }
+    return [...groups.values()].map(({ fields, rows }) => ({
+      updateMany: {
+        filter: { _id: { $in: rows.map((row) => row._id) }, status: 'IN_FLIGHT', leaseOwner: { $in: [...new Set(rows.map((row) => row.leaseOwner ?? null))] } },
+        update: { $set: fields },
+      },
+    }));
+  }
+}

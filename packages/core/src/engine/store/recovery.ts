@@ -1,0 +1,138 @@
+// What the maintenance jobs repair: rows whose worker stopped (expired leases, stranded claims),
+// events whose counters a stopped worker left behind their rows, and ordered keys whose queued rows
+// are all held. Each step is bounded and idempotent, so any replica may run it.
+import { recountEvents } from '../../model/event-counters.js';
+import { lowestPerKey, stalledHeads } from '../../ordering/keys.js';
+import type { DeliveryStatus } from '../../schemas/index.js';
+import { claimKey, type Collections } from '../../storage/collections.js';
+import type { StoreCompat } from '../../storage/compat.js';
+import type { EngineCounters } from './counters.js';
+import { insertAttempts, StorePart } from './part.js';
+
+const INTERRUPTED = 'the attempt was interrupted (the worker holding its lease stopped); it will be retried';
+
+export class RecoveryStore extends StorePart {
+  constructor(
+    collections: Collections,
+    compat: StoreCompat,
+    private readonly counters: EngineCounters,
+  ) {
+    super(collections, compat);
+  }
+
+  /**
+   * Rows whose lease expired (the worker stopped or stalled) go back to PENDING, due now — never to
+   * FAILED (DECISIONS §7). The interrupted attempt counts and is recorded, so the next one carries
+   * the next number and the history shows what happened.
+   */
+  async recoverExpiredLeases(now: Date, limit = 1_000): Promise<number> {
+    const expired = await this.read(() =>
+      this.collections.queue.find({ status: 'IN_FLIGHT', leaseUntil: { $lt: now } }, { projection: { _id: 1, eventId: 1, subscriberId: 1, orgId: 1, attempts: 1, leaseOwner: 1, updatedAt: 1 } }).limit(limit).toArray(),
+    );
+    if (expired.length === 0) return 0;
+    const result = await this.write(() =>
+      this.collections.queue.updateMany(
+        { $or: expired.map((row) => ({ _id: row._id, status: 'IN_FLIGHT' as DeliveryStatus, leaseOwner: row.leaseOwner ?? null })) },
+        { $set: { status: 'PENDING', nextAttemptAt: now, leaseOwner: null, leaseUntil: null, lastError: INTERRUPTED, updatedAt: now }, $inc: { attempts: 1 } },
+      ),
+    );
+    await insertAttempts(
+      this,
+      expired.map((row) => ({
+        _id: `${row._id}:${row.leaseOwner ?? 'none'}:interrupted`,
+        deliveryId: row._id,
+        eventId: row.eventId,
+        subscriberId: row.subscriberId,
+        orgId: row.orgId,
+        attempt: row.attempts + 1,
+        startedAt: row.updatedAt,
+        durationMs: now.getTime() - row.updatedAt.getTime(),
+        httpStatus: null,
+        errorClass: 'INTERRUPTED',
+        errorMessage: INTERRUPTED,
+        responseBodySnippet: null,
+      })),
+    );
+    return result.modifiedCount;
+  }
+
+  /**
+   * Unique-key claims only: a worker that died between inserting its claim and marking the row
+   * IN_FLIGHT leaves the row PENDING with its incarnation's claim taken. A new `nextAttemptAt` makes
+   * a new incarnation. Only rows overdue by `staleMs` whose claim is as old are touched.
+   */
+  async recoverStrandedClaims(now: Date, staleMs: number, limit = 500): Promise<number> {
+    if (!this.compat.uniqueKeyClaims) return 0;
+    const cutoff = new Date(now.getTime() - staleMs);
+    const overdue = await this.read(() =>
+      this.collections.queue.find({ status: 'PENDING', nextAttemptAt: { $lt: cutoff } }).sort({ nextAttemptAt: 1 }).limit(limit).toArray(),
+    );
+    if (overdue.length === 0) return 0;
+    const claims = await this.read(() =>
+      this.collections.claims.find({ _id: { $in: overdue.map(claimKey) }, createdAt: { $lt: cutoff } }, { projection: { _id: 1 } }).toArray(),
+    );
+    const stale = new Set(claims.map((claim) => claim._id));
+    const stranded = overdue.filter((row) => stale.has(claimKey(row)));
+    if (stranded.length === 0) return 0;
+    const result = await this.write(() =>
+      this.collections.queue.updateMany(
+        { $or: stranded.map((row) => ({ _id: row._id, status: 'PENDING' as DeliveryStatus, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt })) },
+        { $set: { nextAttemptAt: now, updatedAt: now } },
+      ),
+    );
+    return result.modifiedCount;
+  }
+
+  /**
+   * Repairs the counters of events left DISPATCHED and quiet (a worker died between writing rows
+   * and their event's counters): recounts a page of them from their rows, from `after` on.
+   */
+  async reconcileEvents(now: Date, quietMs: number, after: Date, limit = 200): Promise<{ checked: number; cursor: Date }> {
+    await this.counters.flushHeldSince(new Date(now.getTime() - quietMs), now);
+    const events = await this.read(() =>
+      this.collections.events
+        .find({ status: 'DISPATCHED', updatedAt: { $gt: after, $lt: new Date(now.getTime() - quietMs) } }, { projection: { _id: 1, updatedAt: 1 } })
+        .sort({ updatedAt: 1 })
+        .limit(limit)
+        .toArray(),
+    );
+    // Events whose changes this process holds are live, not stranded: their counters are written when due.
+    let stranded = events.filter((event) => !this.counters.holds(event._id));
+    if (this.counters.held && stranded.length > 0) {
+      // Where counters are held in memory, an event with rows still queued is written when its last
+      // row settles; a recount (a scan of the history on such a store) is only for the rest.
+      const queued = await this.read(() =>
+        this.collections.queue.find({ eventId: { $in: stranded.map((event) => event._id) } }, { projection: { eventId: 1 } }).toArray(),
+      );
+      const busy = new Set(queued.map((row) => row.eventId));
+      stranded = stranded.filter((event) => !busy.has(event._id));
+    }
+    await recountEvents(this.collections, this.compat, stranded.map((event) => event._id), now);
+    const last = events.at(-1);
+    // A short page means we reached the end: start over next time.
+    return { checked: events.length, cursor: events.length === limit && last ? last.updatedAt : new Date(0) };
+  }
+
+  /**
+   * The sweep of ordered keys (ordering/keys.ts stalledHeads): a key whose queued rows are all held
+   * gets its lowest one released. Returns how many keys were freed.
+   */
+  async releaseStalledKeys(now: Date, limit = 5_000): Promise<number> {
+    const held = await this.read(() =>
+      this.collections.queue.find({ status: 'PENDING', nextAttemptAt: null, orderKey: { $exists: true } }, { projection: { _id: 1, orderKey: 1, orderSeq: 1 } }).limit(limit).toArray(),
+    );
+    if (held.length === 0) return 0;
+    const lowest = lowestPerKey(held);
+    const live = await this.read(() =>
+      this.collections.queue
+        .find({ orderKey: { $in: [...lowest.keys()] }, $or: [{ status: 'IN_FLIGHT' }, { nextAttemptAt: { $ne: null } }] }, { projection: { orderKey: 1 } })
+        .toArray(),
+    );
+    const ids = stalledHeads(lowest, new Set(live.map((row) => row.orderKey!)));
+    if (ids.length === 0) return 0;
+    const result = await this.write(() =>
+      this.collections.queue.updateMany({ _id: { $in: ids }, status: 'PENDING', nextAttemptAt: null }, { $set: { nextAttemptAt: now, updatedAt: now } }),
+    );
+    return result.modifiedCount;
+  }
+}
