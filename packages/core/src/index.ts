@@ -20,6 +20,7 @@ export type {
   SubscriberService,
 } from './types.js';
 export type { DeliveryOptions, EngineMetrics } from './engine/index.js';
+export { ATTEMPT_END_CHANNEL, ATTEMPT_START_CHANNEL, type AttemptEnd, type AttemptEndMessage, type AttemptStartMessage } from './engine/observation.js';
 export type { RetentionService } from './types.js';
 export {
   ConfigError,

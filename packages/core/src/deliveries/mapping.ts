@@ -20,11 +20,9 @@ function sequence(row: DeliveryRowSummary): { sequence?: number } {
   return typeof row.orderSeq === 'number' ? { sequence: row.orderSeq } : {};
 }
 
-export function toDeliverySummary(row: DeliveryRowSummary): WebhookSubscriberDeliverySummary {
+/** Where a row stands: the fields every view of a delivery shows. */
+function standing(row: DeliveryRowSummary) {
   return {
-    deliveryId: row._id,
-    eventType: row.eventType ?? null,
-    occurredAt: iso(row.occurredAt),
     status: row.status,
     lastHttpStatus: row.lastHttpStatus ?? null,
     lastError: row.lastError ?? null,
@@ -34,18 +32,12 @@ export function toDeliverySummary(row: DeliveryRowSummary): WebhookSubscriberDel
   };
 }
 
+export function toDeliverySummary(row: DeliveryRowSummary): WebhookSubscriberDeliverySummary {
+  return { deliveryId: row._id, eventType: row.eventType ?? null, occurredAt: iso(row.occurredAt), ...standing(row) };
+}
+
 export function toEventDelivery(row: DeliveryRowSummary): WebhookEventDelivery {
-  return {
-    deliveryId: row._id,
-    subscriberId: row.subscriberHandle,
-    targetUrl: row.targetUrl ?? null,
-    status: row.status,
-    lastHttpStatus: row.lastHttpStatus ?? null,
-    lastError: row.lastError ?? null,
-    lastAttemptAt: iso(row.lastAttemptAt),
-    deliveredAt: iso(row.deliveredAt),
-    ...sequence(row),
-  };
+  return { deliveryId: row._id, subscriberId: row.subscriberHandle, targetUrl: row.targetUrl ?? null, ...standing(row) };
 }
 
 export function toAttempt(record: AttemptRecord): DeliveryAttempt {

@@ -15,12 +15,11 @@ import { StorePart } from './part.js';
 const SEND_PROJECTION = { _id: 1, enabled: 1, targetUrl: 1, timeoutMs: 1, secret: 1, previousSecrets: 1, maxConcurrency: 1, rateLimitPerSecond: 1 } as const;
 
 export class ClaimStore extends StorePart {
-  constructor(
-    collections: Collections,
-    compat: StoreCompat,
-    private readonly counters: EngineCounters,
-  ) {
+  private readonly counters: EngineCounters;
+
+  constructor(collections: Collections, compat: StoreCompat, counters: EngineCounters) {
     super(collections, compat);
+    this.counters = counters;
   }
 
   /** The oldest due PENDING rows, whoever wrote them, leaving out subscribers with no free slot. */

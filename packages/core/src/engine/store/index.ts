@@ -21,12 +21,10 @@ export class DeliveryStore {
   readonly health: HealthStore;
   readonly recovery: RecoveryStore;
   readonly purging: PurgeStore;
+  readonly compat: StoreCompat;
 
-  constructor(
-    db: Db,
-    prefix: string,
-    readonly compat: StoreCompat,
-  ) {
+  constructor(db: Db, prefix: string, compat: StoreCompat) {
+    this.compat = compat;
     this.collections = collectionsFor(db, prefix);
     this.counters = new EngineCounters(this.collections, compat);
     this.claims = new ClaimStore(this.collections, compat, this.counters);

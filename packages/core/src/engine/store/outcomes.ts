@@ -21,12 +21,11 @@ export interface Outcome {
 }
 
 export class OutcomeStore extends StorePart {
-  constructor(
-    collections: Collections,
-    compat: StoreCompat,
-    private readonly counters: EngineCounters,
-  ) {
+  private readonly counters: EngineCounters;
+
+  constructor(collections: Collections, compat: StoreCompat, counters: EngineCounters) {
     super(collections, compat);
+    this.counters = counters;
   }
 
   /**

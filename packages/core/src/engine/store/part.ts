@@ -6,13 +6,14 @@ import type { StoreCompat } from '../../storage/compat.js';
 import type { AttemptDocument } from '../../storage/documents.js';
 
 export abstract class StorePart {
+  readonly collections: Collections;
+  readonly compat: StoreCompat;
   protected readonly read: <T>(operation: () => Promise<T>) => Promise<T>;
   protected readonly write: <T>(operation: () => Promise<T>) => Promise<T>;
 
-  constructor(
-    readonly collections: Collections,
-    readonly compat: StoreCompat,
-  ) {
+  constructor(collections: Collections, compat: StoreCompat) {
+    this.collections = collections;
+    this.compat = compat;
     this.read = (operation) => compat.retry(operation, true);
     this.write = (operation) => compat.write(operation, true);
   }

@@ -12,12 +12,11 @@ import { insertAttempts, StorePart } from './part.js';
 const INTERRUPTED = 'the attempt was interrupted (the worker holding its lease stopped); it will be retried';
 
 export class RecoveryStore extends StorePart {
-  constructor(
-    collections: Collections,
-    compat: StoreCompat,
-    private readonly counters: EngineCounters,
-  ) {
+  private readonly counters: EngineCounters;
+
+  constructor(collections: Collections, compat: StoreCompat, counters: EngineCounters) {
     super(collections, compat);
+    this.counters = counters;
   }
 
   /**
