@@ -83,7 +83,14 @@ function circles(graph) {
   return found;
 }
 
-/** @type {Map<string, { graph: Map<string, string[]>, circleOf: Map<string, Set<string>> }>} */
+/** The first folder under `root` that holds `file`, or the file itself when it stands at the root. */
+export function placeOf(/** @type {string} */ root, /** @type {string} */ file) {
+  const path = file.slice(root.length + 1);
+  const slash = path.indexOf('/');
+  return slash < 0 ? path : `${path.slice(0, slash)}/`;
+}
+
+/** @type {Map<string, { graph: Map<string, string[]>, circleOf: Map<string, Set<string>>, placeCircleOf: Map<string, Set<string>> }>} */
 const byRoot = new Map();
 
 /** The graph of the source folder `root`, with each file's circle (when it is in one). */
@@ -93,7 +100,18 @@ export function graphOf(/** @type {string} */ root) {
     const graph = new Map(sourceFiles(root).map((file) => [file, importsOf(file)]));
     const circleOf = new Map();
     for (const component of circles(graph)) for (const file of component) circleOf.set(file, component);
-    entry = { graph, circleOf };
+    // The same, one level up: a folder that imports from a folder which imports from it.
+    /** @type {Map<string, string[]>} */
+    const places = new Map();
+    for (const [file, targets] of graph) {
+      const from = placeOf(root, file);
+      const list = places.get(from) ?? [];
+      for (const target of targets) if (placeOf(root, target) !== from) list.push(placeOf(root, target));
+      places.set(from, list);
+    }
+    const placeCircleOf = new Map();
+    for (const component of circles(places)) for (const place of component) placeCircleOf.set(place, component);
+    entry = { graph, circleOf, placeCircleOf };
     byRoot.set(root, entry);
   }
   return entry;

@@ -1,10 +1,11 @@
 // @ts-check
 // Herald's structure rules. `no-import-cycle`: no file may import one that leads back to it, type
-// imports included. `layers`: within a package, a file imports only from its own layer or those
+// imports included; nor may a folder import from a folder that leads back to it (files may be
+// acyclic while their folders are not, and then no folder can be read without the other). `layers`: within a package, a file imports only from its own layer or those
 // below; groups of one layer that are declared apart (core's engine and its services) import
 // nothing of each other, so they meet only through the layers beneath them.
 import { dirname, relative, resolve } from 'node:path';
-import { graphOf } from './import-graph.js';
+import { graphOf, placeOf as folderOf } from './import-graph.js';
 
 /** @typedef {import('eslint').Rule.RuleModule} RuleModule */
 /** @typedef {{ root: string, layers: string[][][] }} LayerOptions */
@@ -56,15 +57,28 @@ function wayBack(/** @type {Map<string, string[]>} */ graph, /** @type {Set<stri
 
 /** @type {RuleModule} */
 const noImportCycle = {
-  meta: { type: 'problem', docs: { description: 'no import circles, type imports included' }, schema: [], messages: { cycle: 'Import circle: {{path}}. Move what both need into a module below them.' } },
+  meta: {
+    type: 'problem',
+    docs: { description: 'no import circles of files or folders, type imports included' },
+    schema: [],
+    messages: {
+      cycle: 'Import circle: {{path}}. Move what both need into a module below them.',
+      folderCycle: '{{from}} imports {{to}}, which leads back to {{from}}: folders import one way. Move what both need below them.',
+    },
+  },
   create(context) {
     const root = rootOf(context);
     return eachRelativeImport(context, (node, target) => {
-      const { graph, circleOf } = graphOf(root);
+      const { graph, circleOf, placeCircleOf } = graphOf(root);
       const circle = circleOf.get(context.filename);
-      if (!circle || !circle.has(target)) return;
-      const path = [context.filename, ...wayBack(graph, circle, target, context.filename)].map((file) => relative(root, file));
-      context.report({ node, messageId: 'cycle', data: { path: path.join(' → ') } });
+      if (circle?.has(target)) {
+        const path = [context.filename, ...wayBack(graph, circle, target, context.filename)].map((file) => relative(root, file));
+        context.report({ node, messageId: 'cycle', data: { path: path.join(' → ') } });
+        return;
+      }
+      const from = folderOf(root, context.filename);
+      const to = folderOf(root, target);
+      if (from !== to && placeCircleOf.get(from)?.has(to)) context.report({ node, messageId: 'folderCycle', data: { from, to } });
     });
   },
 };

@@ -51,6 +51,19 @@ describe('structure lint rules', () => {
     expect(messages[0]).toContain('herald/no-import-cycle Import circle: shared/a.ts → shared/b.ts → shared/a.ts');
   });
 
+  it('reports folders that import each other although their files make no circle', async () => {
+    const messages = await lint({
+      'shared/a.ts': "import { y } from '../engine/y.js';\nexport const a = y;\n",
+      'shared/b.ts': 'export const b = 1;\n',
+      'engine/y.ts': 'export const y = 2;\n',
+      'engine/z.ts': "import { b } from '../shared/b.js';\nexport const z = b;\n",
+    });
+    expect(messages.filter((message) => message.includes('no-import-cycle'))).toEqual([
+      expect.stringMatching(/^packages\/demo\/src\/engine\/z\.ts: herald\/no-import-cycle engine\/ imports shared\/, which leads back to engine\//),
+      expect.stringMatching(/^packages\/demo\/src\/shared\/a\.ts: herald\/no-import-cycle shared\/ imports engine\/, which leads back to shared\//),
+    ]);
+  });
+
   it('reports an import up a layer, one between groups kept apart, and a file in no layer', async () => {
     const messages = await lint({
       'shared/words.ts': "import type { Run } from '../engine/run.js';\nexport type Word = Run;\n",

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { encodePathSegment, RequestUrl, resolveEndpointUrl, withQuery } from '../src/api/endpoint.js';
+import { encodePathSegment, RequestUrl, resolveEndpointUrl, withQuery } from '../src/http/endpoint.js';
 
 const base = 'https://herald.example.com';
 

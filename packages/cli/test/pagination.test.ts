@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { nextLinkFromHeader, nextPageUrl, pageItems } from '../src/api/pagination.js';
-import { RequestUrl } from '../src/api/endpoint.js';
+import { RequestUrl } from '../src/http/endpoint.js';
 
 const page = (offset: number, count: number, total: number, limit = 20) => ({
   list: Array.from({ length: count }, (_, index) => offset + index),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { RequestUrl } from '../src/api/endpoint.js';
+import { RequestUrl } from '../src/http/endpoint.js';
 import { chooseMethod, parseHeaderArg, planRequest, redactHeader, redactSecretFields, renderCurl, shellQuote, type PlanInput } from '../src/api/request.js';
 
 const input: PlanInput = {

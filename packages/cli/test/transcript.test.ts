@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { includeBlock, statusLine, verboseRequest, verboseResponse } from '../src/api/transcript.js';
 import { planRequest } from '../src/api/request.js';
-import { RequestUrl } from '../src/api/endpoint.js';
+import { RequestUrl } from '../src/http/endpoint.js';
 
 const response = { httpVersion: '1.1', statusCode: 404, statusMessage: 'Not Found', headers: [['Content-Type', 'application/json'], ['set-cookie', 'a=1']] as const };
 

@@ -12,7 +12,7 @@ import type { HostConfig } from './config/schema.js';
 import { consolePlugin } from './console/plugin.js';
 import { UnsupportedMediaTypeError } from './errors/api-errors.js';
 import { handleClientError } from './errors/client-error.js';
-import { frameworkErrorHandler, installErrorHandling, undeclaredMethodError } from './errors/error-handler.js';
+import { frameworkErrorHandler, installErrorHandling, undeclaredMethodError } from './routing/error-handler.js';
 import type { HostMetrics, MetricSources } from './metrics/host-metrics.js';
 import { registerOpenApi } from './openapi/register.js';
 import type { ProjectStore } from './projects/project-store.js';

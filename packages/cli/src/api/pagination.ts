@@ -1,6 +1,6 @@
 // --paginate and --slurp over this API's collections: `{list, count, pagination: {total, limit, offset}}`,
 // or an RFC 8288/5988 `Link: <…>; rel="next"` header when a server sends one. Pure.
-import { RequestUrl } from './endpoint.js';
+import { RequestUrl } from '../http/endpoint.js';
 
 /** The URL of rel="next" in a Link header, if any. */
 export function nextLinkFromHeader(linkHeader: string | undefined): string | undefined {

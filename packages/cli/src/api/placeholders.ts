@@ -1,6 +1,6 @@
 // Placeholders {org} and {project} in an endpoint (spec area A, rules 1–3). Pure.
 import { usageError } from '../errors.js';
-import { encodePathSegment } from './endpoint.js';
+import { encodePathSegment } from '../http/endpoint.js';
 
 export const supportedPlaceholders = ['{org}', '{project}'] as const;
 

@@ -1,7 +1,7 @@
 // The request `herald api` will send, computed from flags without any I/O (spec area A, rules 4–6).
 import { usageError } from '../errors.js';
 import { buildJsonBody, buildQueryPairs, type TypedField } from './fields.js';
-import { withQuery, type RequestUrl } from './endpoint.js';
+import { withQuery, type RequestUrl } from '../http/endpoint.js';
 
 export type Header = readonly [name: string, value: string];
 

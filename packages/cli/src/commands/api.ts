@@ -4,7 +4,7 @@ import { helpFlag, orgFlag, renderHelp, usageHint, type CommandHelp } from '../a
 import { CliError, ExitCode, usageError } from '../errors.js';
 import { classifyTypedValue, splitKeyValue, type TypedField } from '../api/fields.js';
 import { assertKnownPlaceholders, assertPlaceholdersFilled, fillPlaceholders, resolvePlaceholderValues, usedPlaceholders } from '../api/placeholders.js';
-import { resolveEndpointUrl } from '../api/endpoint.js';
+import { resolveEndpointUrl } from '../http/endpoint.js';
 import { planRequest, renderCurl, type RequestPlan } from '../api/request.js';
 import { includeBlock, verboseRequest, verboseResponse } from '../api/transcript.js';
 import { nextPageUrl, pageItems, parseJsonOrUndefined } from '../api/pagination.js';

@@ -1,6 +1,6 @@
 // JSON calls for the dedicated commands (login, org, webhooks): same resolution and auth as
 // `herald api`, but errors become CliErrors carrying the server's code and message.
-import { resolveEndpointUrl, withQuery, type RequestUrl } from '../api/endpoint.js';
+import { resolveEndpointUrl, withQuery, type RequestUrl } from './endpoint.js';
 import { requireToken, type ActiveInstance } from '../config/instance.js';
 import { CliError, ExitCode } from '../errors.js';
 import { userAgent } from '../context.js';

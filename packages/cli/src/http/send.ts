@@ -2,7 +2,7 @@
 // fetch: it starts faster, sends no Accept-Encoding of its own and never decodes the body, so what
 // the server sent is exactly what the caller gets.
 import type { IncomingMessage, RequestOptions } from 'node:http';
-import type { RequestUrl } from '../api/endpoint.js';
+import type { RequestUrl } from './endpoint.js';
 import { CliError, ExitCode } from '../errors.js';
 
 export type HttpHeader = readonly [name: string, value: string];

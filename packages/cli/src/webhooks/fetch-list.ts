@@ -1,5 +1,5 @@
 // Lists with --limit/--offset, or every page with --all (merged into one `list`).
-import { RequestUrl } from '../api/endpoint.js';
+import { RequestUrl } from '../http/endpoint.js';
 import { nextPageUrl, pageItems } from '../api/pagination.js';
 import type { ActiveInstance } from '../config/instance.js';
 import { callApi } from '../http/client.js';

@@ -1,6 +1,6 @@
 // `herald webhooks subscribers recover ID --since …` and `… recovery ID RECOVERY_ID`: send a
 // subscriber's settled deliveries of a time range again, and follow the recovery the server runs.
-import { encodePathSegment } from '../api/endpoint.js';
+import { encodePathSegment } from '../http/endpoint.js';
 import { booleanFlag, listFlag, stringFlag, type FlagSpec } from '../args/parse.js';
 import { helpFlag, usageHint, type CommandHelp } from '../args/help.js';
 import { parseCommand } from '../args/subcommands.js';

@@ -1,5 +1,5 @@
 // Flags of `subscribers create|update` → a WebhookSubscriberRequest body (spec B). Pure.
-import { encodePathSegment } from '../api/endpoint.js';
+import { encodePathSegment } from '../http/endpoint.js';
 import { usageError } from '../errors.js';
 
 export interface SubscriberFlags {

@@ -1,6 +1,6 @@
 // `herald webhooks subscribers list|get|create|update|delete` (recover|recovery in ./recover.ts) and
 // `herald webhooks deliveries [list|retry]`.
-import { encodePathSegment } from '../api/endpoint.js';
+import { encodePathSegment } from '../http/endpoint.js';
 import { booleanFlag, listFlag, stringFlag, type FlagSpec, type ParsedArgs } from '../args/parse.js';
 import { helpFlag, renderHelp, usageHint, type CommandHelp } from '../args/help.js';
 import { parseCommand, runSubcommand } from '../args/subcommands.js';

@@ -2,7 +2,7 @@
 import type { CoreContext } from '../context.js';
 import { NotFoundError } from '../shared/errors.js';
 import type { DeliveryService } from './contract.js';
-import { SUMMARY_PROJECTION, toEventDelivery } from './mapping.js';
+import { SUMMARY_PROJECTION, toEventDelivery } from '../model/delivery-views.js';
 import { getRecovery, startRecovery } from './recovery.js';
 import { requeueRows } from './requeue.js';
 import { findRow } from '../model/delivery-rows.js';

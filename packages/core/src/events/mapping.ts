@@ -1,6 +1,6 @@
 // Event documents → API shapes. Pure.
-import type { DeliveryRowSummary } from '../deliveries/mapping.js';
-import { toEventDelivery, toEventDeliveryDetail } from '../deliveries/mapping.js';
+import type { DeliveryRowSummary } from '../model/delivery-views.js';
+import { toEventDelivery, toEventDeliveryDetail } from '../model/delivery-views.js';
 import type { WebhookEvent, WebhookEventDetail } from '../schemas/index.js';
 import type { AttemptDocument, DeliveryDocument, EventDocument } from '../storage/documents.js';
 

@@ -1,6 +1,6 @@
 // herald.events: publish and the event reads.
 import type { CoreContext } from '../context.js';
-import { SUMMARY_PROJECTION, type DeliveryRowSummary } from '../deliveries/mapping.js';
+import { SUMMARY_PROJECTION, type DeliveryRowSummary } from '../model/delivery-views.js';
 import type { AttemptDocument } from '../storage/documents.js';
 import { requeueRows } from '../deliveries/requeue.js';
 import { findRows } from '../model/delivery-rows.js';

@@ -1,8 +1,8 @@
 // herald.subscribers: CRUD over the subscribers collection, the handle accelerator and the org's revision token.
 import { releaseHeldRows } from '../ordering/sequences.js';
 import type { CoreContext } from '../context.js';
-import { cancelPendingDeliveries } from '../deliveries/event-status.js';
-import { SUMMARY_PROJECTION, toDeliverySummary, type DeliveryRowSummary } from '../deliveries/mapping.js';
+import { cancelPendingDeliveries } from '../model/event-status.js';
+import { SUMMARY_PROJECTION, toDeliverySummary, type DeliveryRowSummary } from '../model/delivery-views.js';
 import { ConflictError, NotFoundError } from '../shared/errors.js';
 import { SUBSCRIBER_DELIVERIES_MAX } from '../schemas/index.js';
 import { isDuplicateKeyError } from '../storage/collections.js';

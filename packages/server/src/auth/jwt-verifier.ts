@@ -2,7 +2,6 @@
 // issuer/audience, and reads the principal: `sub`, scopes from `scope` or `scp`, org from a configured claim.
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import type { JwtConfig } from '../config/schema.js';
 import { UnauthorizedError } from '../errors/api-errors.js';
 import type { Principal } from './principal.js';
 
@@ -26,7 +25,17 @@ export function scopesOf(payload: JWTPayload): Set<string> {
   return scopes;
 }
 
-export function createJwtVerifier(config: JwtConfig): JwtVerifier {
+/** What verification needs of the host's `jwt` settings (config/schema.ts JwtConfig). */
+export interface JwtVerifierOptions {
+  jwksUrl?: string | undefined;
+  publicKeyPem?: string | undefined;
+  issuer?: string | undefined;
+  audience?: string | undefined;
+  orgClaim: string;
+  clockToleranceSec: number;
+}
+
+export function createJwtVerifier(config: JwtVerifierOptions): JwtVerifier {
   const key: KeyObject | ReturnType<typeof createRemoteJWKSet> = config.jwksUrl
     ? createRemoteJWKSet(new URL(config.jwksUrl), { timeoutDuration: 5_000, cooldownDuration: 30_000 })
     : createPublicKey(config.publicKeyPem ?? '');

@@ -2,8 +2,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Collections } from '../storage/collections.js';
 import type { StoreCompat } from '../storage/compat.js';
-import { applyEventDeltas, EventDeltas, rowDelta } from '../model/event-counters.js';
-import { insertOrReplace } from '../model/delivery-rows.js';
+import { applyEventDeltas, EventDeltas, rowDelta } from './event-counters.js';
+import { insertOrReplace } from './delivery-rows.js';
 
 /** Rows cancelled per round (at most the store's write batch); a larger backlog takes several. */
 const PAGE = 1_000;

@@ -4,9 +4,9 @@
 // `frameworkErrors` to the same reply.
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { NotFoundError, ValidationError } from '@herald/core';
-import { pathOf, type RouteTable } from '../routing/route-table.js';
-import { MethodNotAllowedError } from './api-errors.js';
-import { toErrorReply } from './error-reply.js';
+import { pathOf, type RouteTable } from './route-table.js';
+import { MethodNotAllowedError } from '../errors/api-errors.js';
+import { toErrorReply } from '../errors/error-reply.js';
 
 function sendError(error: unknown, request: FastifyRequest, reply: FastifyReply): FastifyReply {
   const mapped = toErrorReply(error, request.id);
