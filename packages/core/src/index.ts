@@ -37,6 +37,7 @@ export { contextFromTraceparent } from './tracing.js';
 export { DELETED_USER, SYSTEM_ACTOR } from './subscribers/mapping.js';
 export { validateSubscriberCreate, validateSubscriberUpdate } from './subscribers/validation.js';
 export { checkEventTypeDefinition } from './validation/event-type.js';
+export { ASYNCAPI_VERSION, buildAsyncApiDocument, type AsyncApiDocument, type AsyncApiOptions } from './asyncapi/document.js';
 export { isValidEventPattern, isValidEventType } from './events/matching.js';
 export { aggregateEventStatus, canTransitionDelivery, canTransitionEvent } from './deliveries/status.js';
 
