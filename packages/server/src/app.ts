@@ -20,6 +20,7 @@ import { acceptMissingBody } from './routes/common.js';
 import { managementRoutes } from './routes/management.js';
 import { meRoutes } from './routes/me.js';
 import { opsRoutes, type Readiness } from './routes/ops.js';
+import { asyncApiRoutes } from './routes/asyncapi.js';
 import { webhookEventTypeRoutes } from './routes/webhook-event-types.js';
 import { webhookRetentionRoutes } from './routes/webhook-retention.js';
 import { webhookEventRoutes } from './routes/webhook-events.js';
@@ -151,6 +152,11 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
       await webhookApi.register(webhookEventRoutes, routeOptions);
       await webhookApi.register(webhookEventBatchRoutes, routeOptions);
       await webhookApi.register(webhookEventTypeRoutes, routeOptions);
+      await webhookApi.register(asyncApiRoutes, {
+        herald: deps.herald,
+        signingProfile: config.signingProfile,
+        traceparentHeader: config.deliveryTraceparent ?? false,
+      });
       await webhookApi.register(webhookRetentionRoutes, routeOptions);
       await webhookApi.register(webhookListenRoutes, {
         herald: deps.herald,
