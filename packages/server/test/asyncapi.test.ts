@@ -106,6 +106,7 @@ describe('standard profile', () => {
 
   it('passes the AsyncAPI parser with no error-level diagnostic', async () => {
     expect(document.asyncapi).toBe('3.0.0');
+    expect(document.info).toMatchObject({ title: 'Herald webhook events', version: '0.9' });
     expect(await parseErrors(document)).toStrictEqual([]);
   });
 

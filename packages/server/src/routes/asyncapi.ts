@@ -10,10 +10,9 @@ export interface AsyncApiRouteOptions {
   herald: Herald;
   signingProfile: SigningProfile;
   traceparentHeader: boolean;
+  /** The webhook API's version: the document describes what this API's subscribers receive. */
+  version: string;
 }
-
-/** The webhook API's version: the document describes what this API's subscribers receive. */
-const DOCUMENT_VERSION = '0.9';
 
 export const asyncApiRoutes: FastifyPluginAsyncTypebox<AsyncApiRouteOptions> = async (app, options) => {
   app.get(
@@ -33,7 +32,7 @@ export const asyncApiRoutes: FastifyPluginAsyncTypebox<AsyncApiRouteOptions> = a
         eventTypes: options.herald.catalog.list(),
         signingProfile: options.signingProfile,
         traceparentHeader: options.traceparentHeader,
-        info: { title: 'Herald webhook events', version: DOCUMENT_VERSION },
+        info: { title: 'Herald webhook events', version: options.version },
       }),
   );
 };
