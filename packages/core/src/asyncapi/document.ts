@@ -37,18 +37,15 @@ const byType = (a: EventTypeDefinition, b: EventTypeDefinition) => (a.type < b.t
 
 function describeDocument(profile: SigningProfile): string {
   return [
-    'The event types this Herald instance delivers to webhook subscribers. Each event type is a channel whose address is the `targetUrl` of ',
-    'every subscriber whose `events` match it; Herald POSTs each event there as JSON (`send` operations: Herald sends, subscribers receive).',
-    '',
-    `Signing profile \`${profile}\`: the message headers name the signature header (\`${signatureHeaderOf(profile)}\`) and how to check it; `,
-    'each message payload is the envelope around the type\'s `data`.',
-    '',
-    'Sensitive fields are encrypted per subscriber: their value in `data` is an `EncryptedField` and their names are listed in the envelope\'s ',
-    'encrypted fields. The catalog marks the fields it always encrypts (`x-herald-sensitive`); a publisher may name more for one event.',
-    '',
-    'A response 2xx is delivered; 410 stops that delivery; anything else (or no answer within the subscriber\'s timeout) is retried with backoff. ',
-    'Deliveries are at least once: de-duplicate on the event id.',
-  ].join('\n');
+    'The event types this Herald instance delivers to webhook subscribers. Each event type is a channel whose address is the `targetUrl` of ' +
+      'every subscriber whose `events` match it; Herald POSTs each event there as JSON (`send` operations: Herald sends, subscribers receive).',
+    `Signing profile \`${profile}\`: the message headers name the signature header (\`${signatureHeaderOf(profile)}\`) and how to check it; ` +
+      "each message payload is the profile's envelope around the type's `data`.",
+    'Sensitive fields are encrypted per subscriber: their value in `data` is an `EncryptedField` and their names are listed in the envelope\'s ' +
+      'encrypted fields. The catalog marks the fields it always encrypts (`x-herald-sensitive`); a publisher may name more for one event.',
+    'A 2xx response means delivered; 410 ends that delivery; anything else, or no answer within the subscriber\'s timeout, is retried with ' +
+      'backoff until its attempts run out. Delivery is at least once: de-duplicate on the event id.',
+  ].join('\n\n');
 }
 
 function channelDescription(type: string): string {
