@@ -60,6 +60,14 @@ describe('event-types export', () => {
     expect(cli.server.requests).toHaveLength(0);
   });
 
+  it('an oversize --format is named by its start only, exit 2, nothing sent', async () => {
+    const run = await herald(['webhooks', 'event-types', 'export', '--format', 'x'.repeat(100_000)]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`herald: --format must be one of asyncapi, got "${'x'.repeat(40)}…"\n`);
+    expect(run.stderr.length).toBeLessThan(300);
+    expect(cli.server.requests).toHaveLength(0);
+  });
+
   it('--help names the format, and the group lists the command', async () => {
     const help = await herald(['webhooks', 'event-types', 'export', '--help']);
     expect(help.code).toBe(0);

@@ -78,7 +78,11 @@ async function exportCatalog(argv: readonly string[]): Promise<number> {
   const hint = usageHint(commandPath);
   if (format === undefined) throw usageError('MISSING_FLAG', `missing --format (supported: ${formatNames})`, hint);
   const endpoint = Object.hasOwn(exportFormats, format) ? exportFormats[format] : undefined;
-  if (endpoint === undefined) throw usageError('INVALID_FLAG_VALUE', `--format must be one of ${formatNames}, got ${JSON.stringify(format)}`, hint);
+  if (endpoint === undefined) {
+    // A value pasted by mistake can be long; the start of it is enough to recognise.
+    const shown = format.length > 40 ? `${format.slice(0, 40)}…` : format;
+    throw usageError('INVALID_FLAG_VALUE', `--format must be one of ${formatNames}, got ${JSON.stringify(shown)}`, hint);
+  }
   // A document to save or feed to tools: JSON even on a terminal.
   await callAndPrint('Loading the event catalog', { method: 'GET', endpoint }, { kind: 'record' }, true);
   return ExitCode.ok;
