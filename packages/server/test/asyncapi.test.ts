@@ -180,6 +180,7 @@ describe('standard profile', () => {
 
   it('takes no query parameters and no other method', async () => {
     expect((await t.api.get(`${PATH}?format=yaml`)).status).toBe(400);
+    expect((await t.api.get(`${PATH}?${'q'.repeat(4_000)}=1`)).status).toBe(400);
     expect((await t.api.request('POST', PATH, { json: {} })).status).toBe(405);
   });
 });
