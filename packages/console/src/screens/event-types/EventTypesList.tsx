@@ -16,8 +16,8 @@ export function EventTypesList() {
   const download = useAction();
 
   async function downloadAsyncApi() {
-    const document = await download.run(() => api.getAsyncApi());
-    if (document) downloadJson('asyncapi.json', document);
+    const asyncApi = await download.run(() => api.getAsyncApi());
+    if (asyncApi) downloadJson('asyncapi.json', asyncApi);
   }
 
   return (
