@@ -13,7 +13,7 @@ const CORE_LAYERS = [
   [['validation/']],
   [['rules/']],
   [['storage/']],
-  [['model/', 'crypto/', 'ordering/']],
+  [['model/', 'crypto/', 'ordering/', 'asyncapi/']],
   [['handover/']],
   [['context.ts']],
   [['engine/'], ['events/', 'subscribers/', 'deliveries/', 'retention/']],

@@ -233,7 +233,8 @@ describe('help and usage errors', () => {
       execFileSync('bash', ['-c', `${script}\nCOMP_WORDS=(herald ${words.join(' ')}); COMP_CWORD=${words.length}; _herald; echo "\${COMPREPLY[*]}"`], { encoding: 'utf8' }).trim();
     expect(complete('we')).toBe('webhooks');
     expect(complete('webhooks', '')).toBe('subscribers deliveries events event-types retention trigger verify listen');
-    expect(complete('webhooks', 'event-types', '')).toBe('list get');
+    expect(complete('webhooks', 'event-types', '')).toBe('list get export');
+    expect(complete('webhooks', 'event-types', 'ex')).toBe('export');
     expect(complete('webhooks', 'tr')).toBe('trigger');
     expect(complete('webhooks', 'events', '')).toBe('list get send redeliver');
     expect(complete('webhooks', 'events', 're')).toBe('redeliver');

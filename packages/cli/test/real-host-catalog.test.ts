@@ -61,6 +61,28 @@ describe('webhooks event-types', () => {
   }, 60_000);
 });
 
+describe('webhooks event-types export', () => {
+  it('--format asyncapi prints the AsyncAPI document the instance serves', async () => {
+    const run = await herald(['webhooks', 'event-types', 'export', '--format', 'asyncapi']);
+    expect([run.code, run.stderr]).toStrictEqual([0, '']);
+    const document = JSON.parse(run.text) as { asyncapi: string; channels: Record<string, unknown>; components: { messages: Record<string, { 'x-herald-sensitive-fields': string[] }> } };
+    expect(document).toStrictEqual((await cli.host.api.get('/api/v0.9/asyncapi.json')).body);
+    expect(document.asyncapi).toBe('3.0.0');
+    expect(Object.keys(document.channels)).toEqual(expect.arrayContaining(['apikey.generated', 'order.created', 'herald.delivery_exhausted']));
+    expect(document.components.messages['apikey.generated']!['x-herald-sensitive-fields']).toStrictEqual(['token']);
+  });
+
+  it('a token without dp:event:read is exit 1 with the server\'s 403; a wrong format is exit 2', async () => {
+    const { token } = await cli.host.createToken(['dp:webhook_subscriber:manage']);
+    const refused = await herald(['webhooks', 'event-types', 'export', '--format', 'asyncapi'], { env: { HERALD_TOKEN: token } });
+    expect([refused.code, refused.text]).toStrictEqual([1, '']);
+    expect(refused.stderr).toContain('HTTP 403 FORBIDDEN');
+    const wrong = await herald(['webhooks', 'event-types', 'export', '--format', 'yaml']);
+    expect([wrong.code, wrong.text]).toStrictEqual([2, '']);
+    expect(wrong.stderr).toContain('--format must be one of asyncapi, got "yaml"');
+  });
+});
+
 describe('webhooks trigger', () => {
   it("publishes the type's example and tells how to watch it", async () => {
     const run = await herald(['webhooks', 'trigger', 'apikey.generated']);

@@ -25,11 +25,62 @@ describe('event-types', () => {
   it('--help shows the group, an unknown subcommand is a usage error', async () => {
     const help = await herald(['webhooks', 'event-types', '--help']);
     expect(help.code).toBe(0);
-    expect(help.text).toContain('herald webhooks event-types [list | get <type>]');
+    expect(help.text).toContain('herald webhooks event-types [list | get <type> | export --format asyncapi]');
     const unknown = await herald(['webhooks', 'event-types', 'show']);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain('unknown command "show" for "herald webhooks event-types"');
     expect(cli.server.requests).toHaveLength(0);
+  });
+});
+
+describe('event-types export', () => {
+  it('--format asyncapi reads /api/v0.9/asyncapi.json and prints it as JSON', async () => {
+    const document = { asyncapi: '3.0.0', info: { title: 'T', version: '0.9' }, channels: { 'order.paid': { address: null } } };
+    cli.server.respond(() => json(document));
+    const run = await herald(['webhooks', 'event-types', 'export', '--format', 'asyncapi']);
+    expect([run.code, run.stderr]).toStrictEqual([0, '']);
+    expect(cli.server.requests.map((recorded) => `${recorded.method} ${recorded.url}`)).toStrictEqual(['GET /api/v0.9/asyncapi.json']);
+    expect(JSON.parse(run.text)).toStrictEqual(document);
+  });
+
+  it.each([
+    [['--format', 'openapi'], '--format must be one of asyncapi, got "openapi"'],
+    [['--format=ASYNCAPI'], '--format must be one of asyncapi, got "ASYNCAPI"'],
+    [['--format', ''], '--format must be one of asyncapi, got ""'],
+    [['--format', 'constructor'], '--format must be one of asyncapi, got "constructor"'],
+    [[], 'missing --format (supported: asyncapi)'],
+    [['--format'], 'flag --format needs a value'],
+    [['--format', 'asyncapi', '--yaml'], 'unknown flag --yaml'],
+    [['--format', 'asyncapi', 'order.paid'], 'unexpected argument "order.paid"'],
+  ])('%j is a usage error (exit 2) and sends nothing', async (args, message) => {
+    const run = await herald(['webhooks', 'event-types', 'export', ...args]);
+    expect([run.code, run.text]).toStrictEqual([2, '']);
+    expect(run.stderr).toContain(`herald: ${message}`);
+    expect(run.stderr).toContain("'herald webhooks event-types export --help'");
+    expect(cli.server.requests).toHaveLength(0);
+  });
+
+  it('an oversize --format is named by its start only, exit 2, nothing sent', async () => {
+    const run = await herald(['webhooks', 'event-types', 'export', '--format', 'x'.repeat(100_000)]);
+    expect(run.code).toBe(2);
+    expect(run.stderr).toContain(`herald: --format must be one of asyncapi, got "${'x'.repeat(40)}…"\n`);
+    expect(run.stderr.length).toBeLessThan(300);
+    expect(cli.server.requests).toHaveLength(0);
+  });
+
+  it('--help names the format, and the group lists the command', async () => {
+    const help = await herald(['webhooks', 'event-types', 'export', '--help']);
+    expect(help.code).toBe(0);
+    expect(help.text).toContain('herald webhooks event-types export --format asyncapi');
+    expect((await herald(['webhooks', 'event-types', '--help'])).text).toContain('export');
+    expect(cli.server.requests).toHaveLength(0);
+  });
+
+  it("the server's refusal is exit 1 with its code", async () => {
+    cli.server.respond(() => json({ status: 'error', code: 'FORBIDDEN', message: 'Token lacks scope dp:event:read' }, 403));
+    const run = await herald(['webhooks', 'event-types', 'export', '--format', 'asyncapi']);
+    expect([run.code, run.text]).toStrictEqual([1, '']);
+    expect(run.stderr).toContain('HTTP 403 FORBIDDEN');
   });
 });
 

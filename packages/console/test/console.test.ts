@@ -1,10 +1,11 @@
 // The Herald console in a real browser (Debian's chromium via playwright-core) against a real host
 // on FerretDB and a real loopback webhook receiver: sign in, manage a subscriber, watch an event get
 // delivered, retry it into a failing receiver, rotate the secret, sign out; a read-only token sees
-// every action disabled; recover a failed range from the UI and read the event-type catalog; turn
-// per-key ordering on and off and see each ordered delivery's sequence; the events list says how
-// long settled events are kept.
+// every action disabled; recover a failed range from the UI, read the event-type catalog and download
+// it as AsyncAPI; turn per-key ordering on and off and see each ordered delivery's sequence; the
+// events list says how long settled events are kept.
 // axe-core checks each screen; the main flow is driven from the keyboard.
+import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestHost, type TestHost } from '../../server/test/support/test-host.js';
@@ -409,6 +410,12 @@ describe('Herald console', () => {
       }
       await shots.step('event-types');
       await expectAccessible(page, 'event types');
+      // The catalog as AsyncAPI, saved as a file (fetched with the session's token, not by a bare link).
+      const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download AsyncAPI' }).click()]);
+      expect(download.suggestedFilename()).toBe('asyncapi.json');
+      const asyncApi = JSON.parse(await readFile(await download.path(), 'utf8')) as { asyncapi: string; components: { messages: Record<string, { 'x-herald-sensitive-fields': string[] }> } };
+      expect(asyncApi.asyncapi).toBe('3.0.0');
+      expect(asyncApi.components.messages['invoice.paid']?.['x-herald-sensitive-fields']).toEqual(['card']);
       await configured.getByRole('link', { name: 'invoice.paid' }).click();
       await page.getByRole('heading', { level: 1, name: 'invoice.paid' }).waitFor();
       expect(JSON.parse((await page.locator('section[aria-labelledby="event-type-example"] pre').textContent()) ?? '')).toEqual(INVOICE_PAID.example);

@@ -41,6 +41,7 @@ export { validateSubscriberCreate, validateSubscriberUpdate } from './subscriber
 // hosts that validate requests with the schemas and then hand them to core.
 export { normaliseSubscriberRequest } from './validation/subscriber-input.js';
 export { checkEventTypeDefinition } from './model/event-type-check.js';
+export { ASYNCAPI_VERSION, buildAsyncApiDocument, type AsyncApiDocument, type AsyncApiOptions } from './asyncapi/document.js';
 export { isValidEventPattern, isValidEventType } from './rules/matching.js';
 export { aggregateEventStatus, canTransitionDelivery, canTransitionEvent } from './model/delivery-status.js';
 

@@ -20,6 +20,7 @@ import { acceptMissingBody } from './routes/common.js';
 import { managementRoutes } from './routes/management.js';
 import { meRoutes } from './routes/me.js';
 import { opsRoutes, type Readiness } from './routes/ops.js';
+import { asyncApiRoutes } from './routes/asyncapi.js';
 import { webhookEventTypeRoutes } from './routes/webhook-event-types.js';
 import { webhookRetentionRoutes } from './routes/webhook-retention.js';
 import { webhookEventRoutes } from './routes/webhook-events.js';
@@ -35,7 +36,8 @@ import { installStoreGuard, isExemptFromStoreGuard } from './routing/store-guard
 import { typeboxValidatorCompiler } from './validation/validator-compiler.js';
 
 export const BODY_LIMIT_BYTES = 1024 * 1024;
-export const WEBHOOK_API_PREFIX = '/api/v0.9';
+export const WEBHOOK_API_VERSION = '0.9';
+export const WEBHOOK_API_PREFIX = `/api/v${WEBHOOK_API_VERSION}`;
 export const MANAGEMENT_API_PREFIX = '/api/v1';
 /** Longer path parameters are refused before routing (400 naming the parameter). */
 export const MAX_PARAM_LENGTH = 1000;
@@ -143,7 +145,7 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
       registerAuth(webhookApi, auth);
       await registerOpenApi(webhookApi, {
         title: 'Herald webhook API',
-        version: '0.9',
+        version: WEBHOOK_API_VERSION,
         description: 'Webhook subscribers and events of the instance\'s organization, and the event types it publishes.',
       });
       const routeOptions = { herald: deps.herald, orgId: config.org, publicBaseUrl: config.publicBaseUrl, basePath: WEBHOOK_API_PREFIX };
@@ -151,6 +153,12 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
       await webhookApi.register(webhookEventRoutes, routeOptions);
       await webhookApi.register(webhookEventBatchRoutes, routeOptions);
       await webhookApi.register(webhookEventTypeRoutes, routeOptions);
+      await webhookApi.register(asyncApiRoutes, {
+        herald: deps.herald,
+        signingProfile: config.signingProfile,
+        traceparentHeader: config.deliveryTraceparent ?? false,
+        version: WEBHOOK_API_VERSION,
+      });
       await webhookApi.register(webhookRetentionRoutes, routeOptions);
       await webhookApi.register(webhookListenRoutes, {
         herald: deps.herald,

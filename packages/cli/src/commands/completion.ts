@@ -12,7 +12,7 @@ const tree: Record<string, string> = {
   'webhooks subscribers': 'list get create update delete recover recovery',
   'webhooks deliveries': 'list retry',
   'webhooks events': 'list get send redeliver',
-  'webhooks event-types': 'list get',
+  'webhooks event-types': 'list get export',
   'webhooks retention': 'get set',
   completion: 'bash zsh',
 };

@@ -11,7 +11,7 @@ export const webhooksHelp: CommandHelp = {
     ['subscribers', 'List, show, create, update and delete subscribers; recover their deliveries'],
     ['deliveries', 'Recent delivery attempts of one subscriber; retry one delivery'],
     ['events', 'List, show, send (one, or a file of them in batches) and redeliver events'],
-    ['event-types', 'The event types the instance publishes (its catalog)'],
+    ['event-types', 'The event types the instance publishes (its catalog); export it as AsyncAPI'],
     ['retention', "How long the organization's settled events are kept"],
     ['trigger', "Publish a test event of a type with the type's documented example as data"],
     ['verify', 'Check the signature of a saved delivery'],

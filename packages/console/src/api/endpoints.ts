@@ -1,6 +1,7 @@
 // The API operations the console uses, one function each (paths as in docs/server.md).
 import type { ApiClient } from './client';
 import type {
+  AsyncApiDocument,
   EventDelivery,
   EventStatus,
   EventType,
@@ -53,6 +54,7 @@ export function endpoints(client: ApiClient) {
 
     listEventTypes: () => client.request<EventTypeList>('GET', `${WEBHOOKS}/webhook-event-types`),
     getEventType: (type: string) => client.request<EventType>('GET', `${WEBHOOKS}/webhook-event-types/${segment(type)}`),
+    getAsyncApi: () => client.request<AsyncApiDocument>('GET', `${WEBHOOKS}/asyncapi.json`),
     getRetention: () => client.request<RetentionPolicy>('GET', `${WEBHOOKS}/webhook-retention`),
 
     listEvents: (offset: number, status?: EventStatus) =>

@@ -53,6 +53,8 @@ export const RECOVERABLE_STATUSES: readonly RecoverableStatus[] = ['FAILED', 'DE
 
 export type EventType = Webhooks['WebhookEventType'];
 export type EventTypeList = Webhooks['WebhookEventTypeList'];
+/** The event catalog as AsyncAPI 3.0: only saved as a file here, never read. */
+export type AsyncApiDocument = Webhooks['AsyncApiDocument'];
 
 /** GET /api/v0.9/webhook-retention: how long settled events are kept (days; 0 = forever). */
 export type RetentionPolicy = Webhooks['WebhookRetentionPolicy'];

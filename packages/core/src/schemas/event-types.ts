@@ -63,3 +63,18 @@ export const WebhookEventTypeParams = Type.Object(
   { additionalProperties: false },
 );
 export type WebhookEventTypeParams = Static<typeof WebhookEventTypeParams>;
+
+export const AsyncApiDocumentSchema = Type.Object(
+  {
+    asyncapi: Type.Literal('3.0.0', { description: 'The AsyncAPI version of the document.' }),
+    info: Type.Object({ title: Type.String(), version: Type.String(), description: Type.Optional(Type.String()) }, { additionalProperties: true }),
+  },
+  {
+    additionalProperties: true,
+    title: 'AsyncApiDocument',
+    description:
+      'The event catalog as an AsyncAPI 3.0 document (docs/asyncapi.md): per event type a channel, a message and a `send` operation; each message\'s ' +
+      'payload is the envelope of the host\'s signing profile around the type\'s `data` (sensitive fields as `EncryptedField`), its headers the ' +
+      'signature headers. Validate it with any AsyncAPI 3.0 parser.',
+  },
+);

@@ -246,6 +246,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v0.9/asyncapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The event catalog as an AsyncAPI 3.0 document: every event type, its data, the envelope, the signature headers and encrypted fields */
+        get: operations["getWebhookAsyncApi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v0.9/webhook-retention": {
         parameters: {
             query?: never;
@@ -271,6 +288,26 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * AsyncApiDocument
+         * @description The event catalog as an AsyncAPI 3.0 document (docs/asyncapi.md): per event type a channel, a message and a `send` operation; each message's payload is the envelope of the host's signing profile around the type's `data` (sensitive fields as `EncryptedField`), its headers the signature headers. Validate it with any AsyncAPI 3.0 parser.
+         */
+        AsyncApiDocument: {
+            /**
+             * @description The AsyncAPI version of the document.
+             * @enum {string}
+             */
+            asyncapi: "3.0.0";
+            info: {
+                title: string;
+                version: string;
+                description?: string;
+            } & {
+                [key: string]: unknown;
+            };
+        } & {
+            [key: string]: unknown;
+        };
         /**
          * DeliveryAttempt
          * @description One attempt to deliver a row: when, how long, and what came back.
@@ -3250,6 +3287,71 @@ export interface operations {
             };
             /** @description Resource not found (ORG_NOT_FOUND) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL_SERVER_ERROR); the message names the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database cannot be reached or did not answer in time (SERVICE_UNAVAILABLE); nothing was written; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    getWebhookAsyncApi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The event catalog as an AsyncAPI 3.0 document (docs/asyncapi.md): per event type a channel, a message and a `send` operation; each message's payload is the envelope of the host's signing profile around the type's `data` (sensitive fields as `EncryptedField`), its headers the signature headers. Validate it with any AsyncAPI 3.0 parser. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AsyncApiDocument"];
+                };
+            };
+            /** @description Malformed input (MISSING_REQUIRED_PARAMETER) with field details */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing scope, foreign organization or read-only mode (FORBIDDEN) */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

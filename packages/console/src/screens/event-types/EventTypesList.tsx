@@ -3,14 +3,22 @@
 import { usePolling } from '../../live/use-polling';
 import { href } from '../../router';
 import { useSession } from '../../session/context';
+import { downloadJson } from '../../ui/download';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { PageHeading } from '../../ui/PageHeading';
+import { useAction } from '../../ui/use-action';
 import { SensitiveFields } from './SensitiveFields';
 
 export function EventTypesList() {
   const { api, can } = useSession();
   const poll = usePolling(() => api.listEventTypes(), 'event-types', false);
   const catalog = poll.data;
+  const download = useAction();
+
+  async function downloadAsyncApi() {
+    const asyncApi = await download.run(() => api.getAsyncApi());
+    if (asyncApi) downloadJson('asyncapi.json', asyncApi);
+  }
 
   return (
     <>
@@ -19,6 +27,13 @@ export function EventTypesList() {
         The types this host documents: those in its configuration (<code>eventTypes</code>) and Herald's own <code>herald.*</code> events.
         Sensitive fields are encrypted at rest.
       </p>
+      <div class="actions">
+        <button type="button" class="button" disabled={!can.readEvents.allowed || download.busy} onClick={() => void downloadAsyncApi()}>
+          Download AsyncAPI
+        </button>
+        <span class="muted">The catalog as an AsyncAPI 3.0 document: each type's data, the envelope, signature headers and encrypted fields.</span>
+      </div>
+      {download.error && <ErrorNotice error={download.error} />}
       {!can.readEvents.allowed && <p class="notice">{can.readEvents.reason} The list below will be refused.</p>}
       {poll.error && <ErrorNotice error={poll.error} />}
       {poll.loading && <p aria-busy="true">Loading event types…</p>}
