@@ -49,12 +49,14 @@ export class DeferredEventCounters {
   private readonly remembered = new Map<string, EventCounters>();
   private readonly collections: Collections;
   private readonly compat: StoreCompat;
-  /** Counts the event writes this process has started; `readMark` and `rememberRead` compare with it. */
+  /** Counts the starts and ends of this process's event writes; `readMark` and `rememberRead` compare with it. */
   private writesStarted = 0;
-  /** The `writesStarted` count of each event's latest write, bounded like `remembered`. */
+  /** The `writesStarted` count at each event's latest write start or end, bounded like `remembered`. */
   private readonly lastWrite = new Map<string, number>();
   /** Writes forgotten from `lastWrite` were all started at or before this count. */
   private forgottenUpTo = 0;
+  /** Events this process is writing now, with how many writes of each are under way. */
+  private readonly inFlight = new Map<string, number>();
 
   constructor(collections: Collections, compat: StoreCompat) {
     this.collections = collections;
@@ -79,12 +81,12 @@ export class DeferredEventCounters {
 
   /**
    * Counters read with the event to send its rows (the engine's poll), so the first change to it
-   * needs no second read. Left out when this process started writing the event after the read was
-   * issued: the read may then predate that write.
+   * needs no second read. Left out when a write of the event by this process was queued or still
+   * running after the read was issued: the read may then predate that write.
    */
   rememberRead(eventId: string, counters: EventCounters, mark: number): void {
     const lastWrite = this.lastWrite.get(eventId) ?? (mark < this.forgottenUpTo ? Number.POSITIVE_INFINITY : 0);
-    if (lastWrite > mark) return;
+    if (lastWrite > mark || this.inFlight.has(eventId)) return;
     // A read newer than the counters the held changes are reckoned from replaces them: it has every
     // change written so far — this process's and those written directly, such as a redelivery's —
     // and none of the held ones, which are not written yet.
@@ -162,29 +164,43 @@ export class DeferredEventCounters {
       const expected = held.stored
         ? statusForCounters({ open: held.stored.open + held.delta.open, failed: held.stored.failed + held.delta.failed, status: held.stored.status })
         : undefined;
-      this.noteWrite(eventId);
-      const after = await this.compat.write(
-        () =>
-          this.collections.events.findOneAndUpdate(
-            { _id: eventId },
-            {
-              $inc: { openDeliveries: held.delta.open, failedDeliveries: held.delta.failed },
-              ...(expected ? statusUpdate(expected, now) : { $set: { updatedAt: now } }),
-            },
-            // No projection: FerretDB v1's findAndModify does not implement one.
-            { returnDocument: 'after' },
-          ),
-        true,
+      const after = await this.writing(eventId, () =>
+        this.collections.events.findOneAndUpdate(
+          { _id: eventId },
+          {
+            $inc: { openDeliveries: held.delta.open, failedDeliveries: held.delta.failed },
+            ...(expected ? statusUpdate(expected, now) : { $set: { updatedAt: now } }),
+          },
+          // No projection: FerretDB v1's findAndModify does not implement one.
+          { returnDocument: 'after' },
+        ),
       );
       if (!after) continue;
       const status = statusForCounters({ open: after.openDeliveries, failed: after.failedDeliveries, status: after.status });
       if (status === after.status) continue;
-      this.noteWrite(eventId);
-      await this.compat.write(() => this.collections.events.updateOne({ _id: eventId }, statusUpdate(status, now)), true);
+      await this.writing(eventId, () => this.collections.events.updateOne({ _id: eventId }, statusUpdate(status, now)));
     }
   }
 
-  /** Called as an event write is queued: a read issued before it may not see it (`rememberRead`). */
+  /**
+   * One write of an event, noted as it is queued and again once it has ended: a read issued in
+   * between may run beside it on the store (its lane runs several operations at once) and see the
+   * event before or after it, so `rememberRead` trusts only reads issued after its end, and none
+   * while it is under way.
+   */
+  private async writing<T>(eventId: string, operation: () => Promise<T>): Promise<T> {
+    this.noteWrite(eventId);
+    this.inFlight.set(eventId, (this.inFlight.get(eventId) ?? 0) + 1);
+    try {
+      return await this.compat.write(operation, true);
+    } finally {
+      const left = this.inFlight.get(eventId)! - 1;
+      if (left > 0) this.inFlight.set(eventId, left);
+      else this.inFlight.delete(eventId);
+      this.noteWrite(eventId);
+    }
+  }
+
   private noteWrite(eventId: string): void {
     this.writesStarted += 1;
     this.lastWrite.delete(eventId);

@@ -140,3 +140,26 @@ test('a fresh read replaces the counters held changes are reckoned from: a redel
   expect(counters.holds('e-redelivered')).toBe(false);
   expect(await collections.events.findOne({ _id: 'e-redelivered' })).toMatchObject({ openDeliveries: 0, status: 'ALL_DELIVERED' });
 });
+
+test('a read issued while this process writes the event is not trusted: it may have run before the write', async () => {
+  await collections.events.insertOne(event('e-overlap', { openDeliveries: 2 }));
+  const compat = storeCompat('ferretdb-v1');
+  let releaseWrite!: () => void;
+  const writeMayRun = new Promise<void>((resolve) => { releaseWrite = resolve; });
+  // The store's lane runs a read beside a write; here the write waits until the read has come back.
+  const gated = { ...compat, write: <T>(operation: () => Promise<T>, urgent?: boolean) => writeMayRun.then(() => compat.write(operation, urgent)) };
+  const counters = new DeferredEventCounters(collections, gated);
+  const settled = counters.apply(settling('e-overlap', 'DELIVERED', 'DELIVERED'), new Date(1_000));
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const mark = counters.readMark();
+  const stale = await collections.events.findOne({ _id: 'e-overlap' });
+  counters.rememberRead('e-overlap', { open: stale!.openDeliveries, failed: stale!.failedDeliveries, status: stale!.status }, mark);
+  releaseWrite();
+  await settled;
+  expect(await collections.events.findOne({ _id: 'e-overlap' })).toMatchObject({ openDeliveries: 0, status: 'ALL_DELIVERED' });
+
+  // A redelivery reopens the event directly for one of its rows, which then settles here again.
+  await collections.events.updateOne({ _id: 'e-overlap' }, { $set: { openDeliveries: 1, status: 'DISPATCHED' } });
+  await counters.apply(settling('e-overlap', 'DELIVERED'), new Date(2_000));
+  expect(await collections.events.findOne({ _id: 'e-overlap' })).toMatchObject({ openDeliveries: 0, status: 'ALL_DELIVERED' });
+});
