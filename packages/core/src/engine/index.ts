@@ -19,6 +19,7 @@ import { resolveConfig } from './config.js';
 import { Dispatcher } from './dispatcher.js';
 import { NO_FAST_PATH, type FastPath } from './fast-path.js';
 import { createHttpSender, type HttpSender } from './http/sender.js';
+import { createEgressProxies } from './egress/proxy-config.js';
 import { createMaintenance } from './jobs.js';
 import { createKeyCache } from './keys.js';
 import { DeliveryStore } from './store.js';
@@ -89,6 +90,13 @@ export interface DeliveryOptions {
    * Nothing else on loopback is exempted.
    */
   selfTargetPrefix?: () => string | undefined;
+  /**
+   * `http://[user:password@]host:port` of an HTTP CONNECT proxy every delivery goes through unless
+   * its subscriber says otherwise (egress/proxy-config.ts; the SSRF guard still applies: http/tunnel-connector.ts).
+   */
+  egressProxy?: string;
+  /** Proxies a subscriber may choose by name (`egressProxy` on the subscriber), name → URL as egressProxy. */
+  egressProxies?: Record<string, string>;
 }
 
 export type { EngineLogger } from '../logger.js';
@@ -188,6 +196,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
           ssrfAllowList: config.ssrfAllowList,
           connectionsPerOrigin: config.perSubscriberConcurrency,
           selfTargetPrefix: deps.options.selfTargetPrefix,
+          egressProxies: createEgressProxies(deps.options),
         });
         dispatcher = new Dispatcher({
           store,

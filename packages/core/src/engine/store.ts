@@ -29,7 +29,7 @@ export interface Outcome {
   attempt?: AttemptDocument | undefined;
 }
 
-const SEND_PROJECTION = { _id: 1, enabled: 1, targetUrl: 1, timeoutMs: 1, secret: 1, previousSecrets: 1, maxConcurrency: 1, rateLimitPerSecond: 1 } as const;
+const SEND_PROJECTION = { _id: 1, enabled: 1, targetUrl: 1, timeoutMs: 1, secret: 1, previousSecrets: 1, maxConcurrency: 1, rateLimitPerSecond: 1, egressProxy: 1 } as const;
 const INTERRUPTED = 'the attempt was interrupted (the worker holding its lease stopped); it will be retried';
 
 export class DeliveryStore {
