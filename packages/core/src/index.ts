@@ -20,6 +20,7 @@ export type {
   SubscriberService,
 } from './types.js';
 export type { DeliveryOptions, EngineMetrics } from './engine/index.js';
+export { parseProxyUrl as parseEgressProxyUrl } from './engine/egress/proxy-config.js';
 export type { RetentionService } from './retention/service.js';
 export {
   ConfigError,
