@@ -52,6 +52,8 @@ export function openTunnel(proxy: EgressProxy, authority: string, timeoutMs: num
       settled = true;
       clearTimeout(timer);
       socket.off('data', onData).off('error', onError).off('close', onClose);
+      // Without a 'data' listener a flowing socket would drop what arrives before undici (or TLS) reads it.
+      socket.pause();
       if (error) {
         socket.destroy();
         reject(error);
