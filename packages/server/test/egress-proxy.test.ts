@@ -40,6 +40,7 @@ describe('egress proxy configuration', () => {
 
   it.each([
     ['none=http://p:1', '"none" is not a proxy name'],
+    ['default=http://p:1', '"default" is not a proxy name'],
     ['EU=http://p:1', '"EU" is not a proxy name'],
     ['eu_1=http://p:1', '"eu_1" is not a proxy name'],
   ])('HERALD_EGRESS_PROXIES=%s is refused', (value, message) => {

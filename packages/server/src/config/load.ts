@@ -111,8 +111,8 @@ function egressProxyProblems(config: HostConfig, fromEnv: RawConfig): string[] {
   if (config.egressProxy !== undefined) check(config.egressProxy, describeField('egressProxy', fromEnv));
   const named = describeField('egressProxies', fromEnv);
   for (const [name, url] of Object.entries(config.egressProxies ?? {})) {
-    if (!PROXY_NAME.test(name) || name === 'none') {
-      problems.push(`${named}: "${name}" is not a proxy name (1–63 of a-z, 0-9, "-", not starting or ending with "-"; "none" is reserved for direct)`);
+    if (!PROXY_NAME.test(name) || name === 'none' || name === 'default') {
+      problems.push(`${named}: "${name}" is not a proxy name (1–63 of a-z, 0-9, "-", not starting or ending with "-"; "none" and "default" are reserved)`);
     } else check(url, `${named} "${name}"`);
   }
   return problems;

@@ -3,11 +3,12 @@
 //
 // A subscriber names a proxy rather than giving a URL: the proxy's address is trusted (it is not
 // checked by the SSRF guard) and its URL may carry credentials, so only the operator may set it.
-
 import { EGRESS_PROXY_NAME_PATTERN } from '../../schemas/subscribers.js';
 
 /** `none` sends direct; the host's default is the field's absence, so it needs no name. */
 export const DIRECT = 'none';
+/** The default proxy's own name, reserved so that it always means that one (the CLI's `--egress-proxy default`). */
+const DEFAULT = 'default';
 const PROXY_NAME = new RegExp(EGRESS_PROXY_NAME_PATTERN);
 
 export interface EgressProxy {
@@ -75,11 +76,11 @@ export function parseProxyUrl(text: string, setting: string, name: string): Egre
 }
 
 export function createEgressProxies(options: EgressProxyOptions): EgressProxies {
-  const defaultProxy = options.egressProxy === undefined || options.egressProxy === '' ? undefined : parseProxyUrl(options.egressProxy, 'delivery.egressProxy', 'default');
+  const defaultProxy = options.egressProxy === undefined || options.egressProxy === '' ? undefined : parseProxyUrl(options.egressProxy, 'delivery.egressProxy', DEFAULT);
   const named = new Map<string, EgressProxy>();
   for (const [name, url] of Object.entries(options.egressProxies ?? {})) {
-    if (!PROXY_NAME.test(name) || name === DIRECT) {
-      throw new RangeError(`delivery.egressProxies: "${name}" is not a proxy name (1–63 of a-z, 0-9, "-", not "${DIRECT}")`);
+    if (!PROXY_NAME.test(name) || name === DIRECT || name === DEFAULT) {
+      throw new RangeError(`delivery.egressProxies: "${name}" is not a proxy name (1–63 of a-z, 0-9, "-"; "${DIRECT}" and "${DEFAULT}" are reserved)`);
     }
     named.set(name, parseProxyUrl(url, `delivery.egressProxies["${name}"]`, name));
   }
@@ -93,9 +94,4 @@ export function createEgressProxies(options: EgressProxyOptions): EgressProxies 
       return proxy ? { proxy } : { unknown: `no egress proxy named "${setting}" is configured on this delivery worker` };
     },
   };
-}
-
-/** Whether a subscriber may store this value; the names configured are checked where they are known. */
-export function isProxyName(value: string): boolean {
-  return value === DIRECT || PROXY_NAME.test(value);
 }
