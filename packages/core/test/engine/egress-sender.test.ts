@@ -101,6 +101,20 @@ describe('deliveries through an egress proxy', () => {
       await new Promise((resolve) => rude.close(resolve));
     }
   });
+
+  test('a proxy that accepts but never answers CONNECT is bounded by the subscriber\'s time-out (class TIMEOUT)', async () => {
+    const { createServer } = await import('node:net');
+    const silent = createServer(() => undefined);
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const port = (silent.address() as AddressInfo).port;
+    try {
+      const result = await post(sender({ egressProxy: `http://127.0.0.1:${port}` }), sink.url, { timeoutMs: 300 });
+      expect(result).toMatchObject({ kind: 'error', errorClass: 'TIMEOUT' });
+      expect(result.durationMs).toBeLessThan(2_000);
+    } finally {
+      silent.close();
+    }
+  });
 });
 
 describe('which route a subscriber takes', () => {

@@ -141,7 +141,7 @@ export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
       const stop = (): void => abort.abort(outgoing.signal?.reason);
       outgoing.signal?.addEventListener('abort', stop, { once: true });
       try {
-        const response = await request(url, {
+        const exchange = request(url, {
           method: 'POST',
           headers: outgoing.headers,
           body: outgoing.body,
@@ -149,6 +149,13 @@ export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
           signal: abort.signal,
           headersTimeout: outgoing.timeoutMs,
           bodyTimeout: outgoing.timeoutMs,
+        });
+        // undici fails an aborted request only once its connection attempt ends (up to the connect
+        // timeout: a silent proxy or a black-holed address), so the abort is raced here: the attempt
+        // ends at timeoutMs, within its lease, and whatever undici settles later is discarded.
+        const response = await Promise.race([exchange, rejectWhenAborted(abort.signal)]).catch((error: unknown) => {
+          void exchange.then((late) => late.body.destroy(), () => undefined);
+          throw error;
         });
         const responseSnippet = await readSnippet(response.body);
         const retryAfter = response.headers['retry-after'];
@@ -175,6 +182,13 @@ export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
       await Promise.all(agents.map((agent) => (force ? agent.destroy() : agent.close())));
     },
   };
+}
+
+function rejectWhenAborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    if (signal.aborted) reject(signal.reason as Error);
+    else signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+  });
 }
 
 async function readSnippet(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
