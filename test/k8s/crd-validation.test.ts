@@ -30,6 +30,18 @@ describe('WebhookSubscriber CRD', () => {
     expect(stored.spec.filter).toEqual(filter);
   });
 
+  it('takes an egress proxy name or none, and refuses a URL or a bad name', () => {
+    expect(apply('proxied', { targetUrl: 'https://example.com/hook', egressProxy: 'eu-west' }).status).toBe(0);
+    expect(apply('direct', { targetUrl: 'https://example.com/hook', egressProxy: 'none' }).status).toBe(0);
+    const stored = JSON.parse(kubectlOk(['get', 'webhooksubscriber', 'proxied', '-n', namespace, '-o', 'json'])) as { spec: Record<string, unknown> };
+    expect(stored.spec.egressProxy).toBe('eu-west');
+    for (const [name, egressProxy] of [['proxy-url', 'http://user:pw@proxy:3128'], ['proxy-upper', 'EU'], ['proxy-long', 'a'.repeat(64)]] as const) {
+      const refused = apply(name, { targetUrl: 'https://example.com/hook', egressProxy });
+      expect(refused.status, name).not.toBe(0);
+      expect(refused.stderr).toContain('egressProxy');
+    }
+  });
+
   it('takes ordering aggregate or none and refuses anything else', () => {
     expect(apply('ordered', { targetUrl: 'https://example.com/hook', ordering: 'aggregate' }).status).toBe(0);
     const stored = JSON.parse(kubectlOk(['get', 'webhooksubscriber', 'ordered', '-n', namespace, '-o', 'json'])) as { spec: Record<string, unknown> };

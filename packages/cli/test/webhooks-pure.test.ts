@@ -27,6 +27,14 @@ describe('subscriberRequestFromFlags', () => {
     expect(subscriberRequestFromFlags({ events: [], ordering: 'none' })).toStrictEqual({ ordering: 'none' });
     expect(() => subscriberRequestFromFlags({ events: [], ordering: 'fifo' })).toThrow('--ordering must be aggregate or none');
   });
+  it('sends --egress-proxy as a name, none as none, default as null; refuses URLs and bad names', () => {
+    expect(subscriberRequestFromFlags({ events: [], egressProxy: 'eu-1' })).toStrictEqual({ egressProxy: 'eu-1' });
+    expect(subscriberRequestFromFlags({ events: [], egressProxy: 'none' })).toStrictEqual({ egressProxy: 'none' });
+    expect(subscriberRequestFromFlags({ events: [], egressProxy: 'default' })).toStrictEqual({ egressProxy: null });
+    for (const bad of ['http://proxy:3128', 'EU', '-eu', '', 'a'.repeat(64)]) {
+      expect(() => subscriberRequestFromFlags({ events: [], egressProxy: bad })).toThrow('--egress-proxy must be the name of an egress proxy configured on the server, none or default');
+    }
+  });
   it('rejects bad values', () => {
     expect(() => subscriberRequestFromFlags({ events: [], enabled: 'yes' })).toThrow('--enabled must be true or false');
     expect(() => subscriberRequestFromFlags({ events: [' , '] })).toThrow("--event needs a pattern; '*' means every event");

@@ -3,12 +3,14 @@
 // delivered, retry it into a failing receiver, rotate the secret, sign out; a read-only token sees
 // every action disabled; recover a failed range from the UI, read the event-type catalog and download
 // it as AsyncAPI; turn per-key ordering on and off and see each ordered delivery's sequence; the
-// events list says how long settled events are kept.
+// events list says how long settled events are kept; a subscriber goes through a named egress proxy
+// (a real CONNECT proxy).
 // axe-core checks each screen; the main flow is driven from the keyboard.
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestHost, type TestHost } from '../../server/test/support/test-host.js';
+import { startConnectProxy, type ConnectProxy } from '../../../test/support/connect-proxy.js';
 import { seriousViolations } from './support/axe.js';
 import { launchBrowser, screenshots } from './support/browser.js';
 import { initialJavaScript } from './support/budget.js';
@@ -27,12 +29,19 @@ const INVOICE_PAID = {
 
 let host: TestHost;
 let receiver: TestReceiver;
+/** A real CONNECT proxy the host knows as the egress proxy `eu`. */
+let egress: ConnectProxy;
 let browser: Browser;
 let origin: string;
 
 beforeAll(async () => {
   await ensureConsoleBuilt();
-  [host, receiver, browser] = await Promise.all([startTestHost({ overrides: { eventTypes: [INVOICE_PAID] } }), startReceiver(), launchBrowser()]);
+  egress = await startConnectProxy();
+  [host, receiver, browser] = await Promise.all([
+    startTestHost({ overrides: { eventTypes: [INVOICE_PAID], egressProxies: { eu: egress.url } } }),
+    startReceiver(),
+    launchBrowser(),
+  ]);
   origin = host.host.url;
 }, 120_000);
 
@@ -40,6 +49,7 @@ afterAll(async () => {
   await browser?.close();
   await receiver?.close();
   await host?.close();
+  await egress?.stop();
 });
 
 async function api<T>(method: string, path: string, body?: unknown): Promise<T> {
@@ -478,6 +488,62 @@ describe('Herald console', () => {
       expect(JSON.parse(edit?.body ?? '{}')).toEqual({ ordering: 'none' });
       expect((await stored()).ordering).toBeUndefined();
       await shown.getByText('None', { exact: true }).waitFor();
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
+  it('sends a subscriber through a named egress proxy from the form, refuses an unknown name at its field, and returns to the default', async () => {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems = watchForProblems(page);
+    const writes: { method: string; body: string | null }[] = [];
+    page.on('request', (request) => {
+      if (/\/webhook-subscribers(\/|$)/.test(new URL(request.url()).pathname) && request.method() !== 'GET') writes.push({ method: request.method(), body: request.postData() });
+    });
+    const stored = () => api<{ egressProxy?: string }>('GET', '/api/v0.9/webhook-subscribers/proxied');
+    const receiverPort = new URL(receiver.url).port;
+    try {
+      await page.goto(`${origin}/console/#/subscribers/new`);
+      await page.getByLabel('API token').fill(host.adminToken);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { level: 1, name: 'New subscriber' }).waitFor();
+      await page.locator('#field-id').fill('proxied');
+      await page.locator('#field-displayName').fill('Proxied');
+      await page.locator('#field-targetUrl').fill(receiver.url);
+      await page.locator('#field-events').fill('shipment.*');
+      await page.getByLabel('Egress proxy (optional)').fill('eu');
+      await expectAccessible(page, 'subscriber form with an egress proxy');
+      await page.getByRole('button', { name: 'Create subscriber' }).click();
+      await page.getByText('Subscriber Proxied was created.').waitFor();
+      expect(JSON.parse(writes.at(-1)?.body ?? '{}')).toMatchObject({ id: 'proxied', egressProxy: 'eu' });
+      expect((await stored()).egressProxy).toBe('eu');
+      const shown = page.locator('dt:text-is("Egress proxy") + dd');
+      await shown.getByText('eu', { exact: true }).waitFor();
+
+      // A delivery goes through the proxy, which is asked for the receiver's checked address.
+      const before = receiver.received.length;
+      await publish('shipment.sent');
+      await expect.poll(() => receiver.received.length, { timeout: 20_000 }).toBeGreaterThan(before);
+      expect(egress.connects.map((c) => c.authority)).toContain(`127.0.0.1:${receiverPort}`);
+
+      await page.getByRole('button', { name: 'Edit' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Edit Proxied' }).waitFor();
+      const field = page.getByLabel('Egress proxy (optional)');
+      expect(await field.inputValue()).toBe('eu');
+      await field.fill('ap');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.locator('#field-egressProxy-error').waitFor();
+      expect(await page.locator('#field-egressProxy-error').textContent()).toBe('no egress proxy named "ap" is configured; the names are "none", "eu"');
+      await expectAccessible(page, 'subscriber form with a refused egress proxy');
+      expect((await stored()).egressProxy).toBe('eu');
+
+      await field.fill('');
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByText('Saved egressProxy of Proxied.').waitFor();
+      expect(JSON.parse(writes.filter((write) => write.method === 'PUT').at(-1)?.body ?? '{}')).toEqual({ egressProxy: null });
+      expect((await stored()).egressProxy).toBeUndefined();
+      await shown.getByText("The server's default").waitFor();
       expect(problems).toEqual([]);
     } finally {
       await context.close();

@@ -26,6 +26,8 @@ export interface CoreContext {
   engine: FastPath;
   /** Publishes one of Herald's own events (model/operational.ts); set once the services exist. */
   emit: EmitOperational;
+  /** The egress proxy names a subscriber may choose (engine/egress/proxy-config.ts); absent: only `none`. */
+  egressProxyNames?: ReadonlySet<string>;
   /** Work that goes on after its call answered (a subscriber's cancellation); `close()` waits for it. */
   background: Set<Promise<void>>;
 }

@@ -23,6 +23,7 @@ import { createSubscriberDirectory } from './model/subscriber-directory.js';
 import { createSubscriberService } from './subscribers/service.js';
 import { createRetentionService } from './retention/service.js';
 import { resolveConfig } from './engine/config.js';
+import { createEgressProxies, type EgressProxies, type EgressProxyOptions } from './engine/egress/proxy-config.js';
 import type { Herald, HeraldOptions, MongoConnection } from './types.js';
 
 /** How long the readiness probe waits for its own read. */
@@ -60,11 +61,21 @@ async function assertSecretsReadable(collections: Collections, keyIds: readonly 
   }
 }
 
+/** Checked before connecting, like the master keys: a bad proxy URL is a ConfigError, its text never repeated. */
+function egressProxiesOf(options: EgressProxyOptions): EgressProxies {
+  try {
+    return createEgressProxies(options);
+  } catch (error) {
+    throw new ConfigError((error as Error).message);
+  }
+}
+
 export async function createHerald(options: HeraldOptions): Promise<Herald> {
   // Configuration errors first, before any connection is opened.
   const secretBox = createSecretBox(options.masterKeys);
   const catalog = createCatalog(options.eventTypes);
   for (const definition of OPERATIONAL_EVENT_TYPES) catalog.register(definition);
+  const egressProxies = egressProxiesOf(options.delivery ?? {});
   const { db, ownedClient } = await connect(options.mongo);
   const prefix = options.collectionPrefix ?? DEFAULT_COLLECTION_PREFIX;
   const collections = collectionsFor(db, prefix);
@@ -101,6 +112,7 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     },
     // Herald's own events go through the event service, created below with this context.
     emit: (orgId, event, cause) => emit(orgId, event, cause),
+    egressProxyNames: egressProxies.names,
     background: new Set(),
   };
   const events = createEventService(context);

@@ -22,6 +22,7 @@ export type {
 export type { DeliveryOptions, EngineMetrics } from './engine/index.js';
 export { ATTEMPT_END_CHANNEL, ATTEMPT_START_CHANNEL, type AttemptEnd, type AttemptEndMessage, type AttemptStartMessage } from './engine/observation.js';
 export type { RetentionService } from './types.js';
+export { parseProxyUrl as parseEgressProxyUrl } from './engine/egress/proxy-config.js';
 export {
   ConfigError,
   ConflictError,

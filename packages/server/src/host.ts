@@ -85,6 +85,8 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
       principals,
       delivery: {
         ssrfAllowList: config.ssrfAllowList,
+        ...(config.egressProxy !== undefined ? { egressProxy: config.egressProxy } : {}),
+        ...(config.egressProxies !== undefined ? { egressProxies: config.egressProxies } : {}),
         ...(config.retryScheduleMs ? { retrySchedule: config.retryScheduleMs } : {}),
         ...(config.maxAttempts ? { maxAttempts: config.maxAttempts } : {}),
         ...(config.retentionMs !== undefined ? { retentionMs: config.retentionMs } : {}),

@@ -14,6 +14,8 @@ export interface SubscriberFlags {
   readonly filter?: string | undefined;
   /** `--ordering`: `aggregate` or `none` (docs/ordering.md). */
   readonly ordering?: string | undefined;
+  /** `--egress-proxy`: a proxy name the server configured, `none` (direct) or `default` (the server's default). */
+  readonly egressProxy?: string | undefined;
 }
 
 export type SubscriberRequest = Record<string, string | boolean | number | string[]>;
@@ -60,6 +62,18 @@ function parseEventFlags(values: readonly string[]): string[] {
   return patterns;
 }
 
+const PROXY_NAME = /^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$/;
+
+/** `--egress-proxy`: `default` clears the subscriber's choice (null), so the server's default proxy applies again. */
+export function parseEgressProxy(text: string): string | null {
+  if (text === 'default') return null;
+  if (PROXY_NAME.test(text)) return text;
+  throw usageError(
+    'INVALID_FLAG_VALUE',
+    `--egress-proxy must be the name of an egress proxy configured on the server, none or default, got "${text}" (proxy URLs are server configuration)`,
+  );
+}
+
 /** Only the fields given end up in the body: on update, omitted fields keep their stored values. */
 export function subscriberRequestFromFlags(flags: SubscriberFlags, base: Readonly<Record<string, unknown>> = {}): Record<string, unknown> {
   const body: Record<string, unknown> = { ...base };
@@ -72,6 +86,7 @@ export function subscriberRequestFromFlags(flags: SubscriberFlags, base: Readonl
   if (flags.secret !== undefined) body.secret = flags.secret;
   if (flags.filter !== undefined) body.filter = parseFilter(flags.filter);
   if (flags.ordering !== undefined) body.ordering = parseOrdering(flags.ordering);
+  if (flags.egressProxy !== undefined) body.egressProxy = parseEgressProxy(flags.egressProxy);
   return body;
 }
 

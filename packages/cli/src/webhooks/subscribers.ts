@@ -39,6 +39,12 @@ const bodyFlags: readonly FlagSpec[] = [
     valueName: 'aggregate|none',
     description: 'aggregate: deliver the events of one aggregateType + aggregateId one at a time, in order; none: no order (docs/ordering.md)',
   },
+  {
+    name: 'egress-proxy',
+    kind: 'string',
+    valueName: 'name|none|default',
+    description: "Which egress proxy the server sends this subscriber's deliveries through: a name it configured, none (direct) or default (the server's default)",
+  },
   { name: 'enabled', kind: 'string', valueName: 'true|false', description: 'Whether the subscriber receives deliveries' },
   { name: 'timeout-ms', kind: 'string', valueName: 'ms', description: 'Delivery time-out in milliseconds' },
   { name: 'secret-file', kind: 'string', valueName: 'file', description: 'Read the signing secret from a file ("-" = stdin)' },
@@ -106,6 +112,7 @@ const helps = {
       'herald webhooks subscribers update billing --filter \'{"data.amount":{"$gte":100},"data.currency":{"$in":["EUR","USD"]}}\'',
       'herald webhooks subscribers update billing --filter none',
       'herald webhooks subscribers update billing --ordering aggregate',
+      'herald webhooks subscribers update billing --egress-proxy eu',
     ],
   },
   delete: {
@@ -180,6 +187,7 @@ async function requestBody(args: ParsedArgs): Promise<Record<string, unknown>> {
       secret,
       filter,
       ordering: stringFlag(args, 'ordering'),
+      egressProxy: stringFlag(args, 'egress-proxy'),
     },
     base,
   );

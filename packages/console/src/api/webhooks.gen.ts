@@ -1123,6 +1123,8 @@ export interface components {
             maxConcurrency?: number;
             /** @description Most attempts started per second for this subscriber, per engine process (fractions allowed: 0.5 = one every 2 s). Default: no limit. */
             rateLimitPerSecond?: number;
+            /** @description Which egress proxy carries this subscriber's deliveries: the name of a proxy the operator configured (`HERALD_EGRESS_PROXIES`), or `none` to send directly. Omitted: the host's default (`HERALD_EGRESS_PROXY`, else direct). Proxy URLs and credentials are operator configuration only. The SSRF guard applies through a proxy too. See docs/operations.md. */
+            egressProxy?: string;
         };
         /**
          * WebhookSubscriberDeliveryList
@@ -1236,6 +1238,8 @@ export interface components {
             maxConcurrency?: number;
             /** @description Present when set. */
             rateLimitPerSecond?: number;
+            /** @description The egress proxy's name, or `none` (direct); present when set. */
+            egressProxy?: string;
             hasSecret: boolean;
             health?: components["schemas"]["SubscriberHealth"];
             /** @description Creator's identity, or `deleted_user`. */
@@ -1285,6 +1289,8 @@ export interface components {
             maxConcurrency?: number | null;
             /** @description null removes the limit. */
             rateLimitPerSecond?: number | null;
+            /** @description null returns to the host's default proxy. */
+            egressProxy?: string | null;
         };
         /**
          * WebhookSubscriberResponseSchema
@@ -1330,6 +1336,8 @@ export interface components {
             maxConcurrency?: number;
             /** @description Present when set. */
             rateLimitPerSecond?: number;
+            /** @description The egress proxy's name, or `none` (direct); present when set. */
+            egressProxy?: string;
             hasSecret: boolean;
             health?: components["schemas"]["SubscriberHealth"];
             /** @description Creator's identity, or `deleted_user`. */

@@ -85,6 +85,21 @@ describe('subscriber form: payload filter', () => {
   });
 });
 
+describe('subscriber form: egress proxy', () => {
+  it('sends a name or none on create, nothing when empty; on edit only a change, null when emptied', () => {
+    expect(createBody({ ...EMPTY_FORM, displayName: 'x', targetUrl: 'https://x', egressProxy: ' eu ' }).egressProxy).toBe('eu');
+    expect(createBody({ ...EMPTY_FORM, displayName: 'x', targetUrl: 'https://x' })).not.toHaveProperty('egressProxy');
+    const proxied: Subscriber = { ...stored, egressProxy: 'eu' };
+    expect(valuesOf(proxied).egressProxy).toBe('eu');
+    expect(valuesOf(stored).egressProxy).toBe('');
+    expect(changedFields(proxied, valuesOf(proxied))).toEqual({});
+    expect(changedFields(proxied, { ...valuesOf(proxied), egressProxy: 'none' })).toEqual({ egressProxy: 'none' });
+    expect(changedFields(proxied, { ...valuesOf(proxied), egressProxy: '  ' })).toEqual({ egressProxy: null });
+    expect(changedFields(stored, { ...valuesOf(stored), egressProxy: 'eu' })).toEqual({ egressProxy: 'eu' });
+    expect(formFieldOf('egressProxy')).toBe('egressProxy');
+  });
+});
+
 describe('subscriber form: per-key ordering', () => {
   it('sends ordering aggregate on create when ticked, and on edit only a change, none to turn it off', () => {
     expect(createBody({ ...EMPTY_FORM, displayName: 'x', targetUrl: 'https://x', ordered: true }).ordering).toBe('aggregate');

@@ -31,7 +31,7 @@ export function attemptKeys(
 
 export function buildOutgoing(input: {
   row: Pick<DeliveryDocument, '_id' | 'eventId' | 'eventType' | 'attempts' | 'targetUrl' | 'subscriberId'>;
-  subscriber: Pick<SubscriberDocument, 'targetUrl' | 'timeoutMs'>;
+  subscriber: Pick<SubscriberDocument, 'targetUrl' | 'timeoutMs' | 'egressProxy'>;
   signing: readonly KeyObject[];
   body: string;
   profile: SigningProfile;
@@ -45,7 +45,7 @@ export function buildOutgoing(input: {
       ? buildStandardHeaders({ eventId: row.eventId, deliveryId: row._id, attempt: row.attempts + 1, timestamp, body, secrets: signing, userAgent })
       : buildApiPortalHeaders({ eventType: row.eventType, eventId: row.eventId, deliveryId: row._id, timestamp, body, secret: signing[0], userAgent });
   // The subscriber's current URL wins over the one copied at publish time: an edited URL is a fix.
-  return { url: subscriber.targetUrl || row.targetUrl, headers, body, timeoutMs: subscriber.timeoutMs, poolKey: row.subscriberId };
+  return { url: subscriber.targetUrl || row.targetUrl, headers, body, timeoutMs: subscriber.timeoutMs, poolKey: row.subscriberId, egressProxy: subscriber.egressProxy };
 }
 
 export function attemptRecord(attempt: number, startedAt: Date, result: SendResult): AttemptRecord {

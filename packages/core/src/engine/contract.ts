@@ -70,6 +70,13 @@ export interface DeliveryOptions {
    * Nothing else on loopback is exempted.
    */
   selfTargetPrefix?: () => string | undefined;
+  /**
+   * `http://[user:password@]host:port` of an HTTP CONNECT proxy every delivery goes through unless
+   * its subscriber says otherwise (egress/proxy-config.ts; the SSRF guard still applies: http/tunnel-connector.ts).
+   */
+  egressProxy?: string;
+  /** Proxies a subscriber may choose by name (`egressProxy` on the subscriber), name → URL as egressProxy. */
+  egressProxies?: Record<string, string>;
 }
 
 export interface EngineDeps {

@@ -14,6 +14,7 @@ import { resolveConfig } from './config.js';
 import { Dispatcher } from './dispatcher.js';
 import { NO_FAST_PATH } from '../handover/fast-path.js';
 import { createHttpSender, type HttpSender } from './http/sender.js';
+import { createEgressProxies } from './egress/proxy-config.js';
 import { createMaintenance } from './jobs.js';
 import { createKeyCache } from './keys.js';
 import { DeliveryStore } from './store/index.js';
@@ -70,6 +71,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
           ssrfAllowList: config.ssrfAllowList,
           connectionsPerOrigin: config.perSubscriberConcurrency,
           selfTargetPrefix: deps.options.selfTargetPrefix,
+          egressProxies: createEgressProxies(deps.options),
         });
         dispatcher = new Dispatcher({
           store,

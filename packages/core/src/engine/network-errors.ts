@@ -1,5 +1,5 @@
-// Maps the errors of an HTTP attempt (node:net, node:dns, node:tls, undici, our SSRF guard) to a
-// small set of stable classes recorded on the attempt history.
+// Maps the errors of an HTTP attempt (node:net, node:dns, node:tls, undici, our SSRF guard and
+// egress proxy tunnel) to a small set of stable classes recorded on the attempt history.
 
 export type NetworkErrorClass =
   | 'TIMEOUT'
@@ -8,6 +8,8 @@ export type NetworkErrorClass =
   | 'DNS'
   | 'TLS'
   | 'SSRF_BLOCKED'
+  /** The egress proxy failed: unreachable, no answer, CONNECT refused, closed before answering. */
+  | 'PROXY'
   | 'INVALID_URL'
   | 'NETWORK'
   /** Cut short by this worker's shutdown (recorded; the row is handed back, not failed). */
@@ -48,6 +50,8 @@ function codesOf(error: unknown, seen = new Set<unknown>()): { codes: string[]; 
 export function classifyNetworkError(error: unknown): NetworkErrorClass {
   const { codes, names } = codesOf(error);
   if (codes.includes('SSRF_BLOCKED')) return 'SSRF_BLOCKED';
+  // Before the socket codes: a proxy's ECONNREFUSED is the proxy's failure, not the receiver's.
+  if (codes.includes('EGRESS_PROXY')) return 'PROXY';
   if (codes.includes('ERR_INVALID_URL') || codes.includes('INVALID_URL')) return 'INVALID_URL';
   if (names.includes('TimeoutError') || names.includes('AbortError') || codes.some((c) => TIMEOUT_CODES.has(c))) return 'TIMEOUT';
   if (codes.some((c) => DNS_CODES.has(c))) return 'DNS';

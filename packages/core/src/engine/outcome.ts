@@ -7,7 +7,7 @@
 //  - 429 and 503 → retried; a Retry-After within bounds replaces the backoff delay.
 //  - every other 4xx/5xx → retried per policy. Receivers often answer 400/401/404 during their
 //    own deploys or secret rotations; giving up on them early would lose events.
-//  - network errors (DNS, connect, reset, TLS, timeout) → retried per policy.
+//  - network errors (DNS, connect, reset, TLS, timeout, a failing egress proxy) → retried per policy.
 //  - SSRF_BLOCKED and INVALID_URL → FAILED at once: the target resolves to an address Herald
 //    must not call, retrying cannot change that without a config change.
 //  - whatever the class, running out of attempts → FAILED.

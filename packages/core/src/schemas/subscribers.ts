@@ -4,6 +4,8 @@ import { DateTime, NullableDateTime, NullableInteger, NullableString, PageOf, Pa
 import { DeliverySequence } from './events.js';
 import { DeliveryStatus } from './status.js';
 
+/** A configured proxy's name (1–63 of a-z, 0-9, "-", not starting or ending with "-") or `none`. */
+export const EGRESS_PROXY_NAME_PATTERN = '^[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?$';
 export const HANDLE_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$';
 /** Exact `family.action`, `family.*`, `*.action` or `*`; segments `[a-z0-9_]+`. */
 export const EVENT_PATTERN_PATTERN = '^(\\*|[a-z0-9_]+\\.[a-z0-9_]+|[a-z0-9_]+\\.\\*|\\*\\.[a-z0-9_]+)$';
@@ -80,6 +82,12 @@ const RateLimitPerSecond = Type.Number({
   description: 'Most attempts started per second for this subscriber, per engine process (fractions allowed: 0.5 = one every 2 s). Default: no limit.',
 });
 
+const EGRESS_PROXY_DESCRIPTION =
+  'Which egress proxy carries this subscriber\'s deliveries: the name of a proxy the operator configured (`HERALD_EGRESS_PROXIES`), ' +
+  'or `none` to send directly. Omitted: the host\'s default (`HERALD_EGRESS_PROXY`, else direct). Proxy URLs and credentials are ' +
+  'operator configuration only. The SSRF guard applies through a proxy too. See docs/operations.md.';
+const EgressProxy = Type.String({ pattern: EGRESS_PROXY_NAME_PATTERN, maxLength: 63, description: EGRESS_PROXY_DESCRIPTION });
+
 const REQUEST_EXAMPLE = {
   id: 'billing',
   displayName: 'Billing',
@@ -122,6 +130,7 @@ export const WebhookSubscriberCreateRequest = Type.Object(
     timeoutMs: Type.Optional(TimeoutMs),
     maxConcurrency: Type.Optional(MaxConcurrency),
     rateLimitPerSecond: Type.Optional(RateLimitPerSecond),
+    egressProxy: Type.Optional(EgressProxy),
   },
   {
     additionalProperties: false,
@@ -152,6 +161,7 @@ export const WebhookSubscriberUpdateRequest = Type.Object(
     timeoutMs: Type.Optional(TimeoutMs),
     maxConcurrency: Type.Optional(Type.Union([MaxConcurrency, Type.Null()], { description: 'null returns to the default.' })),
     rateLimitPerSecond: Type.Optional(Type.Union([RateLimitPerSecond, Type.Null()], { description: 'null removes the limit.' })),
+    egressProxy: Type.Optional(Type.Union([EgressProxy, Type.Null()], { description: "null returns to the host's default proxy." })),
   },
   {
     additionalProperties: false,
@@ -196,6 +206,7 @@ const subscriberFields = {
   timeoutMs: Type.Integer(),
   maxConcurrency: Type.Optional(Type.Integer({ description: 'Present when set.' })),
   rateLimitPerSecond: Type.Optional(Type.Number({ description: 'Present when set.' })),
+  egressProxy: Type.Optional(Type.String({ description: "The egress proxy's name, or `none` (direct); present when set." })),
   hasSecret: Type.Boolean(),
   health: Type.Optional(SubscriberHealth),
   createdBy: Type.String({ description: "Creator's identity, or `deleted_user`." }),

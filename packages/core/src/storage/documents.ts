@@ -38,6 +38,8 @@ export interface SubscriberDocument {
   /** Per-engine limits (engine/limits.ts); absent: the engine's defaults. */
   maxConcurrency?: number;
   rateLimitPerSecond?: number;
+  /** A configured egress proxy's name or `none` (engine/egress/proxy-config.ts); absent: the host's default. */
+  egressProxy?: string;
   secret?: SealedSecret;
   previousSecrets?: PreviousSecret[];
   createdBy: string;

@@ -39,6 +39,7 @@ export function newSubscriberDocument(input: WebhookSubscriberCreateRequest, con
   if (input.secret !== undefined) document.secret = context.seal(input.secret);
   if (input.maxConcurrency !== undefined) document.maxConcurrency = input.maxConcurrency;
   if (input.rateLimitPerSecond !== undefined) document.rateLimitPerSecond = input.rateLimitPerSecond;
+  if (input.egressProxy !== undefined) document.egressProxy = input.egressProxy;
   return document;
 }
 
@@ -67,6 +68,8 @@ export function patchedSubscriberDocument(
   else if (patch.maxConcurrency !== undefined) next.maxConcurrency = patch.maxConcurrency;
   if (patch.rateLimitPerSecond === null) delete next.rateLimitPerSecond;
   else if (patch.rateLimitPerSecond !== undefined) next.rateLimitPerSecond = patch.rateLimitPerSecond;
+  if (patch.egressProxy === null) delete next.egressProxy;
+  else if (patch.egressProxy !== undefined) next.egressProxy = patch.egressProxy;
   if (patch.filter === null) delete next.filter;
   else if (patch.filter !== undefined) next.filter = JSON.stringify(patch.filter);
   if (patch.ordering === 'aggregate') next.ordering = 'aggregate';

@@ -38,6 +38,7 @@ export function toListItem(document: SubscriberDocument, existing?: ReadonlySet<
     timeoutMs: document.timeoutMs,
     ...(document.maxConcurrency !== undefined ? { maxConcurrency: document.maxConcurrency } : {}),
     ...(document.rateLimitPerSecond !== undefined ? { rateLimitPerSecond: document.rateLimitPerSecond } : {}),
+    ...(document.egressProxy !== undefined ? { egressProxy: document.egressProxy } : {}),
     hasSecret: document.secret !== undefined,
     ...(health ? { health: { state: health.state, since: health.since.toISOString(), consecutiveFailures: health.consecutiveFailures, lastError: health.lastError } } : {}),
     createdBy: displayPrincipal(document.createdBy, existing),

@@ -16,7 +16,7 @@ import { principalsOf, SYSTEM_ACTOR, toListItem, toResponse } from './mapping.js
 import { findByHandle, forgetHandle, rememberHandle } from './handle-index.js';
 import { previewFilter } from './filter-preview.js';
 import { bumpSubscribersRevision } from '../model/subscriber-directory.js';
-import { isPossibleHandle, validateSubscriberCreate, validateSubscriberUpdate } from './validation.js';
+import { checkEgressProxyConfigured, isPossibleHandle, validateSubscriberCreate, validateSubscriberUpdate } from './validation.js';
 
 const CANCELLED_DISABLED = 'Cancelled: the subscriber was disabled before this delivery was attempted';
 const CANCELLED_DELETED = 'Cancelled: the subscriber was deleted before this delivery was attempted';
@@ -146,7 +146,9 @@ export function createSubscriberService(context: CoreContext): SubscriberService
 
   return {
     async create(scope, input, options = {}) {
-      const document = newSubscriberDocument(validateSubscriberCreate(input, sensitiveFields()), changeContext(scope));
+      const valid = validateSubscriberCreate(input, sensitiveFields());
+      checkEgressProxyConfigured(valid.egressProxy, context.egressProxyNames);
+      const document = newSubscriberDocument(valid, changeContext(scope));
       if (options.listener) document.listener = { expiresAt: options.listener.expiresAt };
       try {
         await collections.subscribers.insertOne(document);
@@ -181,6 +183,7 @@ export function createSubscriberService(context: CoreContext): SubscriberService
 
     async update(scope, handle, patch) {
       const valid = validateSubscriberUpdate(patch, sensitiveFields());
+      checkEgressProxyConfigured(valid.egressProxy, context.egressProxyNames);
       const found = await load(scope, handle);
       const written = await replaceByRevision(found._id, handle, (current) => patchedSubscriberDocument(current, valid, changeContext(scope)));
       if (!written) throw new ConflictError(`webhook subscriber "${handle}" was modified concurrently; retry the update`);

@@ -4,6 +4,7 @@ import { ValidationError, type FieldIssue } from '../shared/errors.js';
 import { checkFilter } from '../rules/filter.js';
 import { isValidEventPattern } from '../rules/matching.js';
 import {
+  EGRESS_PROXY_NAME_PATTERN,
   EVENTS_EMPTY_MESSAGE,
   HANDLE_PATTERN,
   SUBSCRIBER_LIMITS as LIMITS,
@@ -14,6 +15,19 @@ import { booleanCheck, checkFields, integerCheck, isPlainObject, stringCheck, ty
 import { checkTargetUrl, normaliseSubscriberRequest } from '../validation/subscriber-input.js';
 
 const HANDLE = new RegExp(HANDLE_PATTERN);
+
+const checkEgressProxy = stringCheck({
+  max: 63,
+  pattern: new RegExp(EGRESS_PROXY_NAME_PATTERN),
+  patternHint: 'must be the name of a configured egress proxy (1–63 of a-z, 0-9, "-") or "none"; proxy URLs are operator configuration',
+});
+
+/** A stored name must be one this host knows, so that a typo is refused rather than failing every attempt. */
+export function checkEgressProxyConfigured(value: string | null | undefined, configured: ReadonlySet<string> = new Set(['none'])): void {
+  if (typeof value !== 'string' || configured.has(value)) return;
+  const names = [...configured].map((name) => `"${name}"`).join(', ');
+  throw ValidationError.single('egressProxy', `no egress proxy named "${value}" is configured; the names are ${names}`);
+}
 
 export const checkHandle = stringCheck({
   pattern: HANDLE,
@@ -69,6 +83,7 @@ const commonChecks = {
   timeoutMs: integerCheck(LIMITS.timeoutMsMin, LIMITS.timeoutMsMax),
   maxConcurrency: integerCheck(1, LIMITS.maxConcurrencyMax),
   rateLimitPerSecond: checkRate,
+  egressProxy: checkEgressProxy,
   ordering: (value: unknown) => (value === 'aggregate' || value === 'none' ? undefined : 'must be "aggregate" or "none"'),
   // Checked item by item below, so that each bad pattern is named.
   events: () => undefined,
@@ -99,7 +114,7 @@ export function validateSubscriberCreate(input: unknown, sensitive: ReadonlySet<
 export function validateSubscriberUpdate(input: unknown, sensitive: ReadonlySet<string> = new Set()): WebhookSubscriberUpdateRequest {
   const valid = validate(
     input ?? {},
-    { ...commonChecks, secret: checkUpdateSecret, maxConcurrency: orNull(commonChecks.maxConcurrency), rateLimitPerSecond: orNull(checkRate) },
+    { ...commonChecks, secret: checkUpdateSecret, maxConcurrency: orNull(commonChecks.maxConcurrency), rateLimitPerSecond: orNull(checkRate), egressProxy: orNull(checkEgressProxy) },
     [],
     sensitive,
     true,

@@ -24,6 +24,8 @@ export interface WebhookSubscriberSpec {
   timeoutMs?: number;
   maxConcurrency?: number;
   rateLimitPerSecond?: number;
+  /** A configured egress proxy's name, or `none` (direct); unset: Herald's default. */
+  egressProxy?: string;
   /** Payload filter, passed to Herald as is (Herald validates it). */
   filter?: Record<string, unknown>;
   /** Per-key ordering (Herald's docs/ordering.md); unset: none. */

@@ -24,6 +24,8 @@ export interface DesiredSubscriber {
   /** null: not set on the resource, Herald's default applies. */
   maxConcurrency: number | null;
   rateLimitPerSecond: number | null;
+  /** null: not set on the resource, Herald's default egress applies. */
+  egressProxy: string | null;
   /** null: no payload filter. */
   filter: Record<string, unknown> | null;
   ordering: 'aggregate' | 'none';
@@ -45,6 +47,7 @@ export function desiredSubscriber(resource: WebhookSubscriberResource): DesiredS
     timeoutMs: spec.timeoutMs ?? DEFAULT_TIMEOUT_MS,
     maxConcurrency: spec.maxConcurrency ?? null,
     rateLimitPerSecond: spec.rateLimitPerSecond ?? null,
+    egressProxy: spec.egressProxy ?? null,
     filter: spec.filter ?? null,
     ordering: spec.ordering ?? 'none',
   };

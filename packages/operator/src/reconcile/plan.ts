@@ -66,6 +66,7 @@ export function diffSubscriber(desired: DesiredSubscriber, actual: Subscriber): 
   if (actual.timeoutMs !== desired.timeoutMs) patch.timeoutMs = desired.timeoutMs;
   if ((actual.maxConcurrency ?? null) !== desired.maxConcurrency) patch.maxConcurrency = desired.maxConcurrency;
   if ((actual.rateLimitPerSecond ?? null) !== desired.rateLimitPerSecond) patch.rateLimitPerSecond = desired.rateLimitPerSecond;
+  if ((actual.egressProxy ?? null) !== desired.egressProxy) patch.egressProxy = desired.egressProxy;
   if (!sameJson(actual.filter ?? null, desired.filter)) patch.filter = desired.filter;
   if ((actual.ordering ?? 'none') !== desired.ordering) patch.ordering = desired.ordering;
   return patch;
@@ -74,12 +75,13 @@ export function diffSubscriber(desired: DesiredSubscriber, actual: Subscriber): 
 export function planSync(input: PlanInput): SyncPlan {
   const { desired, secret, actual } = input;
   if (!actual) {
-    const { maxConcurrency, rateLimitPerSecond, filter, ordering, ...fields } = desired;
+    const { maxConcurrency, rateLimitPerSecond, egressProxy, filter, ordering, ...fields } = desired;
     // Unset limits are left out: a new subscriber starts with Herald's defaults.
     const request: SubscriberRequest = {
       ...fields,
       ...(maxConcurrency !== null ? { maxConcurrency } : {}),
       ...(rateLimitPerSecond !== null ? { rateLimitPerSecond } : {}),
+      ...(egressProxy !== null ? { egressProxy } : {}),
       ...(filter !== null ? { filter } : {}),
       ...(ordering === 'aggregate' ? { ordering } : {}),
     };

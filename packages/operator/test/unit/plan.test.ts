@@ -21,7 +21,7 @@ describe('desiredSubscriber', () => {
   it('fills defaults from namespace and name', () => {
     expect(desired).toEqual({
       id: 'shop.orders', displayName: 'shop/orders', targetUrl: 'https://example.com/hook', events: ['order.*'], enabled: true, timeoutMs: 2000,
-      maxConcurrency: null, rateLimitPerSecond: null, filter: null, ordering: 'none',
+      maxConcurrency: null, rateLimitPerSecond: null, egressProxy: null, filter: null, ordering: 'none',
     });
   });
 
@@ -47,7 +47,7 @@ describe('planSync', () => {
 
   it('creates a missing subscriber with its secret', () => {
     const plan = planSync({ ...base, secret: { kind: 'found', value: 's'.repeat(20), version: 'u/1' }, actual: undefined });
-    const { maxConcurrency: _unsetConcurrency, rateLimitPerSecond: _unsetRate, filter: _unsetFilter, ordering: _unsetOrdering, ...fields } = desired;
+    const { maxConcurrency: _unsetConcurrency, rateLimitPerSecond: _unsetRate, egressProxy: _unsetProxy, filter: _unsetFilter, ordering: _unsetOrdering, ...fields } = desired;
     expect(plan).toEqual({ action: 'create', request: { ...fields, secret: 's'.repeat(20) } });
   });
 
@@ -86,6 +86,17 @@ describe('planSync', () => {
 describe('diffSubscriber', () => {
   it('is empty for an identical subscriber', () => {
     expect(diffSubscriber(desired, actual())).toEqual({});
+  });
+
+  it('sets, changes and clears the egress proxy; a new subscriber gets it only when set', () => {
+    const viaEu = { ...desired, egressProxy: 'eu' };
+    expect(diffSubscriber(viaEu, actual())).toEqual({ egressProxy: 'eu' });
+    expect(diffSubscriber(viaEu, actual({ egressProxy: 'eu' }))).toEqual({});
+    expect(diffSubscriber({ ...desired, egressProxy: 'none' }, actual({ egressProxy: 'eu' }))).toEqual({ egressProxy: 'none' });
+    expect(diffSubscriber(desired, actual({ egressProxy: 'eu' }))).toEqual({ egressProxy: null });
+    const base = { operatorPrincipal: ours, pushedSecretVersion: undefined, adoptForeign: false, secret: { kind: 'none' }, actual: undefined } as const;
+    expect(planSync({ ...base, desired: viaEu })).toMatchObject({ action: 'create', request: { egressProxy: 'eu' } });
+    expect(planSync({ ...base, desired })).not.toHaveProperty('request.egressProxy');
   });
 
   it('turns per-key ordering on and off; a new subscriber gets it; an unset spec matches Herald\'s absent field', () => {

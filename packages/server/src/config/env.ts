@@ -17,6 +17,8 @@ export const ENV_NAMES: Record<string, string> = {
   signingProfile: 'HERALD_SIGNING_PROFILE',
   readOnly: 'HERALD_READ_ONLY',
   ssrfAllowList: 'HERALD_SSRF_ALLOW_LIST',
+  egressProxy: 'HERALD_EGRESS_PROXY',
+  egressProxies: 'HERALD_EGRESS_PROXIES',
   retryScheduleMs: 'HERALD_RETRY_SCHEDULE',
   maxAttempts: 'HERALD_MAX_ATTEMPTS',
   retentionMs: 'HERALD_RETENTION',
@@ -62,6 +64,20 @@ function breakerOrRaw(text: string): false | { failures: number | string; window
   const [failures, window] = text.split('/');
   if (failures === undefined || window === undefined) return text;
   return { failures: integerOrRaw(failures), windowMs: durationOrRaw(window.trim()) };
+}
+
+/**
+ * `name=url name=url …`, separated by white space (which no URL contains, unlike `,` or `;`, which
+ * a password may). Anything else is kept as text, for the schema to refuse.
+ */
+function namedUrlsOrRaw(text: string): Record<string, string> | string {
+  const named: Record<string, string> = {};
+  for (const entry of text.trim().split(/\s+/)) {
+    const separator = entry.indexOf('=');
+    if (separator <= 0) return text;
+    named[entry.slice(0, separator)] = entry.slice(separator + 1);
+  }
+  return named;
 }
 
 function list(text: string): string[] {
@@ -115,6 +131,8 @@ export function configFromEnv(env: Env, readFile: (path: string) => string): Raw
   set('jwt', jwtFromEnv(env, readFile));
   set('readOnly', text('HERALD_READ_ONLY') && booleanOrRaw(text('HERALD_READ_ONLY')!));
   set('ssrfAllowList', text('HERALD_SSRF_ALLOW_LIST') && list(text('HERALD_SSRF_ALLOW_LIST')!));
+  set('egressProxy', text('HERALD_EGRESS_PROXY'));
+  set('egressProxies', text('HERALD_EGRESS_PROXIES') && namedUrlsOrRaw(text('HERALD_EGRESS_PROXIES')!));
   set('retryScheduleMs', text('HERALD_RETRY_SCHEDULE') && list(text('HERALD_RETRY_SCHEDULE')!).map(durationOrRaw));
   set('maxAttempts', text('HERALD_MAX_ATTEMPTS') && integerOrRaw(text('HERALD_MAX_ATTEMPTS')!));
   set('retentionMs', text('HERALD_RETENTION') && durationOrRaw(text('HERALD_RETENTION')!));

@@ -1,6 +1,7 @@
 // Builds the validated HostConfig from defaults ← JSON config file ← HERALD_* environment.
 // Every problem is reported at once, named by the environment variable or file field that set it.
 import { createPublicKey } from 'node:crypto';
+import { parseEgressProxyUrl, schemas } from '@herald/core';
 import { readFileSync } from 'node:fs';
 import { Compile } from 'typebox/compile';
 import { Value } from 'typebox/value';
@@ -69,8 +70,9 @@ function isPublicKeyPem(pem: string): boolean {
  * Checks that the schema cannot express: key sizes, the current key's presence, one JWT key source,
  * the request timeouts' order, the event catalog's schemas and examples.
  */
-function semanticProblems(config: HostConfig): string[] {
+function semanticProblems(config: HostConfig, fromEnv: RawConfig): string[] {
   const problems: string[] = [];
+  problems.push(...egressProxyProblems(config, fromEnv));
   if (config.masterKeys) {
     for (const [id, key] of Object.entries(config.masterKeys.keys)) {
       if (Buffer.from(key, 'base64').length !== 32) problems.push(`masterKeys.keys.${id}: must be base64 of exactly 32 bytes`);
@@ -91,6 +93,28 @@ function semanticProblems(config: HostConfig): string[] {
     problems.push(`headersTimeoutMs (HERALD_HEADERS_TIMEOUT): must be at most requestTimeoutMs (HERALD_REQUEST_TIMEOUT), ${config.requestTimeoutMs}`);
   }
   problems.push(...eventTypeProblems(config));
+  return problems;
+}
+
+const PROXY_NAME = new RegExp(schemas.EGRESS_PROXY_NAME_PATTERN);
+
+/** The proxies' names and URLs; a problem names the setting, never the URL (it may hold a password). */
+function egressProxyProblems(config: HostConfig, fromEnv: RawConfig): string[] {
+  const problems: string[] = [];
+  const check = (url: string, setting: string): void => {
+    try {
+      parseEgressProxyUrl(url, setting, 'check');
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
+  };
+  if (config.egressProxy !== undefined) check(config.egressProxy, describeField('egressProxy', fromEnv));
+  const named = describeField('egressProxies', fromEnv);
+  for (const [name, url] of Object.entries(config.egressProxies ?? {})) {
+    if (!PROXY_NAME.test(name) || name === 'none' || name === 'default') {
+      problems.push(`${named}: "${name}" is not a proxy name (1–63 of a-z, 0-9, "-", not starting or ending with "-"; "none" and "default" are reserved)`);
+    } else check(url, `${named} "${name}"`);
+  }
   return problems;
 }
 
@@ -116,7 +140,7 @@ export function loadConfig(options: LoadConfigOptions = {}): HostConfig {
     throw new HostConfigError([...new Set(problems)]);
   }
   const config = withDefaults as HostConfig;
-  const problems = semanticProblems(config);
+  const problems = semanticProblems(config, fromEnv);
   if (config.seedTokensFile) {
     // Checked now so a bad file is a configuration error (exit 2) before anything connects; the
     // host reads it again when it starts, so the values are not kept in the config object.

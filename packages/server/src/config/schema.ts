@@ -57,6 +57,14 @@ export const HostConfig = Type.Object(
     jwt: Type.Optional(JwtConfig),
     readOnly: Type.Boolean({ default: false }),
     ssrfAllowList: Type.Array(Type.String({ minLength: 1 }), { default: [] }),
+    egressProxy: Type.Optional(
+      Type.String({ minLength: 1, description: 'http://[user:password@]host:port of the HTTP CONNECT proxy deliveries go through by default (docs/operations.md).' }),
+    ),
+    egressProxies: Type.Optional(
+      Type.Record(Type.String(), Type.String({ minLength: 1 }), {
+        description: 'Proxies a subscriber may name in its egressProxy field: name → http://[user:password@]host:port.',
+      }),
+    ),
     retryScheduleMs: Type.Optional(Type.Array(Type.Integer({ minimum: 0 }), { minItems: 1 })),
     maxAttempts: Type.Optional(Type.Integer({ minimum: 1, maximum: 100 })),
     retentionMs: Type.Optional(

@@ -18,6 +18,10 @@ export const REDACTED_PATHS = [
   '*.password',
   '*.masterKeys',
   '*.publicKeyPem',
+  // Proxy URLs may carry credentials.
+  'egressProxy',
+  'egressProxies',
+  '*.egressProxies',
 ];
 
 export type LogFormat = 'json' | 'pretty';

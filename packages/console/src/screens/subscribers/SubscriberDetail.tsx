@@ -106,6 +106,8 @@ export function SubscriberDetail({ id }: { id: string }) {
             <dd>{subscriber.timeoutMs} ms</dd>
             <dt>Ordering</dt>
             <dd>{subscriber.ordering === 'aggregate' ? 'Per aggregate: one at a time, in order' : 'None'}</dd>
+            <dt>Egress proxy</dt>
+            <dd>{subscriber.egressProxy === undefined ? "The server's default" : subscriber.egressProxy === 'none' ? 'None: sent directly' : <code>{subscriber.egressProxy}</code>}</dd>
             <dt>Secret</dt>
             <dd>{subscriber.hasSecret ? 'Set (never shown)' : 'None: deliveries are not signed'}</dd>
             <dt>Created</dt>

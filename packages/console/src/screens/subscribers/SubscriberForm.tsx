@@ -64,7 +64,7 @@ export function SubscriberForm({ id }: { id?: string }) {
   };
 
   const title = editing ? `Edit ${existing.data?.displayName ?? id}` : 'New subscriber';
-  const input = (key: 'id' | 'displayName' | 'targetUrl' | 'secret' | 'timeoutMs') => ({
+  const input = (key: 'id' | 'displayName' | 'targetUrl' | 'secret' | 'timeoutMs' | 'egressProxy') => ({
     id: `field-${key}`,
     name: key,
     value: values[key],
@@ -121,6 +121,14 @@ export function SubscriberForm({ id }: { id?: string }) {
           </Field>
           <Field id="field-timeoutMs" label="Time-out (ms)" hint="100 to 30000; 5000 when left empty." error={errors.timeoutMs}>
             {(describedBy, invalid) => <input {...input('timeoutMs')} inputMode="numeric" autoComplete="off" aria-describedby={describedBy} aria-invalid={invalid} />}
+          </Field>
+          <Field
+            id="field-egressProxy"
+            label="Egress proxy (optional)"
+            hint="The name of an egress proxy the server's operator configured, or none to send directly. Empty: the server's default."
+            error={errors.egressProxy}
+          >
+            {(describedBy, invalid) => <input {...input('egressProxy')} autoComplete="off" spellcheck={false} aria-describedby={describedBy} aria-invalid={invalid} />}
           </Field>
           <FilterEditor value={values.filter} events={values.events} error={errors.filter} onInput={(text) => set('filter', text)} />
           <div class="field checkbox">

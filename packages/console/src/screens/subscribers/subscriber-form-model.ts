@@ -14,9 +14,11 @@ export interface FormValues {
   filter: string;
   /** Per-key ordering (`ordering: "aggregate"`). */
   ordered: boolean;
+  /** A proxy name the server configured, `none` (direct); empty = the server's default. */
+  egressProxy: string;
 }
 
-export const EMPTY_FORM: FormValues = { id: '', displayName: '', targetUrl: '', secret: '', events: '', enabled: true, timeoutMs: '', filter: '', ordered: false };
+export const EMPTY_FORM: FormValues = { id: '', displayName: '', targetUrl: '', secret: '', events: '', enabled: true, timeoutMs: '', filter: '', ordered: false, egressProxy: '' };
 
 export function valuesOf(subscriber: Subscriber): FormValues {
   return {
@@ -29,6 +31,7 @@ export function valuesOf(subscriber: Subscriber): FormValues {
     timeoutMs: String(subscriber.timeoutMs),
     filter: subscriber.filter === undefined ? '' : JSON.stringify(subscriber.filter, null, 2),
     ordered: subscriber.ordering === 'aggregate',
+    egressProxy: subscriber.egressProxy ?? '',
   };
 }
 
@@ -91,6 +94,8 @@ export function createBody(values: FormValues): SubscriberInput {
   const filter = filterOf(values.filter);
   if (filter !== undefined) body.filter = filter;
   if (values.ordered) body.ordering = 'aggregate';
+  const egressProxy = values.egressProxy.trim();
+  if (egressProxy) body.egressProxy = egressProxy;
   return body;
 }
 
@@ -109,6 +114,9 @@ export function changedFields(original: Subscriber, values: FormValues): Subscri
   const filter = filterOf(values.filter) ?? null;
   if (JSON.stringify(filter) !== JSON.stringify(original.filter ?? null)) changes.filter = filter;
   if (values.ordered !== (original.ordering === 'aggregate')) changes.ordering = values.ordered ? 'aggregate' : 'none';
+  // An emptied field returns to the server's default proxy (null).
+  const egressProxy = values.egressProxy.trim() || null;
+  if (egressProxy !== (original.egressProxy ?? null)) changes.egressProxy = egressProxy;
   return changes;
 }
 

@@ -2,10 +2,13 @@
 // cap). Redirects are never followed (undici's request does not follow them). The whole exchange
 // — connect, headers, body — is bounded by the subscriber's timeoutMs. At most 4 KiB of the
 // response body is kept for the attempt history; the rest is drained (bounded) or dropped.
-import { Agent, request } from 'undici';
+// With an egress proxy configured the pools connect through it (tunnel-connector.ts).
+import { Agent, request, type buildConnector } from 'undici';
+import { createEgressProxies, type EgressProxies, type EgressProxy } from '../egress/proxy-config.js';
 import { classifyNetworkError, describeNetworkError, type NetworkErrorClass } from '../network-errors.js';
 import { createSsrfPolicy, type SsrfPolicy } from '../ssrf/policy.js';
 import { createGuardedConnector } from './guarded-connector.js';
+import { createTunnelConnector } from './tunnel-connector.js';
 
 export const RESPONSE_SNIPPET_BYTES = 4096;
 /** Beyond this the connection is dropped instead of drained for reuse. */
@@ -22,6 +25,8 @@ export interface OutgoingRequest {
    * by another subscriber's slow receiver on the same origin, and its timeout is its own exchange's.
    */
   poolKey?: string;
+  /** The subscriber's egress setting: a configured proxy name, `none` (direct), or undefined (the default proxy, if any). */
+  egressProxy?: string | undefined;
   /** Aborts the exchange from outside (shutdown past its drain bound). */
   signal?: AbortSignal;
 }
@@ -45,6 +50,8 @@ export interface HttpSenderOptions {
   keepAliveTimeoutMs?: number;
   /** URLs starting with this exact prefix go out unguarded (DeliveryOptions.selfTargetPrefix). */
   selfTargetPrefix?: (() => string | undefined) | undefined;
+  /** The configured egress proxies (egress/proxy-config.ts); default: none, every delivery direct. */
+  egressProxies?: EgressProxies | undefined;
 }
 
 /** Only an absolute http(s) prefix with a path counts, so a misconfiguration never exempts a whole origin. */
@@ -55,13 +62,34 @@ export function isSelfTarget(url: string, prefix: string | undefined): boolean {
 
 /** Pools unused for this long are closed. */
 const IDLE_POOL_MS = 60_000;
+const CONNECT_TIMEOUT_MS = 30_000;
 
 export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
   const policy = options.ssrfPolicy ?? createSsrfPolicy(options.ssrfAllowList ?? []);
-  const connect = createGuardedConnector(policy, 30_000);
-  const newAgent = (): Agent =>
-    new Agent({ connections: options.connectionsPerOrigin ?? 32, keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000, connect });
-  const shared = newAgent();
+  const egress = options.egressProxies ?? createEgressProxies({});
+  const direct = createGuardedConnector(policy, CONNECT_TIMEOUT_MS);
+  // One connector per proxy, made when first used.
+  const tunnels = new Map<EgressProxy, buildConnector.connector>();
+  const connectorFor = (proxy: EgressProxy | undefined): buildConnector.connector => {
+    if (!proxy) return direct;
+    let connector = tunnels.get(proxy);
+    if (!connector) {
+      connector = createTunnelConnector(proxy, policy, CONNECT_TIMEOUT_MS);
+      tunnels.set(proxy, connector);
+    }
+    return connector;
+  };
+  const newAgent = (proxy: EgressProxy | undefined): Agent =>
+    new Agent({ connections: options.connectionsPerOrigin ?? 32, keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000, connect: connectorFor(proxy) });
+  const shared = new Map<EgressProxy | undefined, Agent>();
+  const sharedAgent = (proxy: EgressProxy | undefined): Agent => {
+    let agent = shared.get(proxy);
+    if (!agent) {
+      agent = newAgent(proxy);
+      shared.set(proxy, agent);
+    }
+    return agent;
+  };
   // Its own pool without the guard: used only for the host's self target (isSelfTarget).
   let self: Agent | undefined;
   const selfAgent = (): Agent => (self ??= new Agent({ connections: options.connectionsPerOrigin ?? 32, keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000 }));
@@ -76,12 +104,14 @@ export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
     }
   }, IDLE_POOL_MS);
   sweep.unref();
-  const agentFor = (key: string | undefined): Agent => {
-    if (key === undefined) return shared;
-    let pool = pools.get(key);
+  const agentFor = (key: string | undefined, proxy: EgressProxy | undefined): Agent => {
+    if (key === undefined) return sharedAgent(proxy);
+    // A subscriber moved to another proxy gets a pool of its own; the old one idles out.
+    const poolId = proxy ? `${key}\u0000${proxy.name}` : key;
+    let pool = pools.get(poolId);
     if (!pool) {
-      pool = { agent: newAgent(), usedAt: 0 };
-      pools.set(key, pool);
+      pool = { agent: newAgent(proxy), usedAt: 0 };
+      pools.set(poolId, pool);
     }
     pool.usedAt = Date.now();
     return pool.agent;
@@ -101,19 +131,31 @@ export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
         return { kind: 'error', errorClass: 'INVALID_URL', message: `unsupported scheme ${url.protocol}`, durationMs: 0 };
       }
 
+      // The host's own listen endpoint is reached directly, never through a proxy.
+      const self = isSelfTarget(url.href, options.selfTargetPrefix?.());
+      const route = self ? { proxy: undefined } : egress.route(outgoing.egressProxy);
+      if ('unknown' in route) return { kind: 'error', errorClass: 'PROXY', message: route.unknown, durationMs: 0 };
+
       const abort = new AbortController();
       const timer = setTimeout(() => abort.abort(new DOMException(`no complete answer within ${outgoing.timeoutMs} ms`, 'TimeoutError')), outgoing.timeoutMs);
       const stop = (): void => abort.abort(outgoing.signal?.reason);
       outgoing.signal?.addEventListener('abort', stop, { once: true });
       try {
-        const response = await request(url, {
+        const exchange = request(url, {
           method: 'POST',
           headers: outgoing.headers,
           body: outgoing.body,
-          dispatcher: isSelfTarget(url.href, options.selfTargetPrefix?.()) ? selfAgent() : agentFor(outgoing.poolKey),
+          dispatcher: self ? selfAgent() : agentFor(outgoing.poolKey, route.proxy),
           signal: abort.signal,
           headersTimeout: outgoing.timeoutMs,
           bodyTimeout: outgoing.timeoutMs,
+        });
+        // undici fails an aborted request only once its connection attempt ends (up to the connect
+        // timeout: a silent proxy or a black-holed address), so the abort is raced here: the attempt
+        // ends at timeoutMs, within its lease, and whatever undici settles later is discarded.
+        const response = await Promise.race([exchange, rejectWhenAborted(abort.signal)]).catch((error: unknown) => {
+          void exchange.then((late) => late.body.destroy(), () => undefined);
+          throw error;
         });
         const responseSnippet = await readSnippet(response.body);
         const retryAfter = response.headers['retry-after'];
@@ -134,11 +176,19 @@ export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
     },
     async close(force = false) {
       clearInterval(sweep);
-      const agents = [shared, ...(self ? [self] : []), ...[...pools.values()].map((pool) => pool.agent)];
+      const agents = [...shared.values(), ...(self ? [self] : []), ...[...pools.values()].map((pool) => pool.agent)];
       pools.clear();
+      shared.clear();
       await Promise.all(agents.map((agent) => (force ? agent.destroy() : agent.close())));
     },
   };
+}
+
+function rejectWhenAborted(signal: AbortSignal): Promise<never> {
+  return new Promise((_resolve, reject) => {
+    if (signal.aborted) reject(signal.reason as Error);
+    else signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true });
+  });
 }
 
 async function readSnippet(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
