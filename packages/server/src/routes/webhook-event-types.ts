@@ -25,7 +25,7 @@ export const webhookEventTypeRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptio
   app.get(
     '/webhook-event-types',
     {
-      config: { scope: SCOPES.eventRead },
+      config: { scope: SCOPES.eventRead, portal: true },
       schema: {
         operationId: 'listWebhookEventTypes',
         summary: 'List the event types this host publishes (its event catalog), sorted by type',
@@ -46,7 +46,7 @@ export const webhookEventTypeRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptio
   app.get(
     '/webhook-event-types/:type',
     {
-      config: { scope: SCOPES.eventRead },
+      config: { scope: SCOPES.eventRead, portal: true },
       schema: {
         operationId: 'getWebhookEventType',
         summary: 'Get one event type of the catalog: description, sensitive fields, data schema and example',
