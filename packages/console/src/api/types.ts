@@ -56,3 +56,7 @@ export type EventTypeList = Webhooks['WebhookEventTypeList'];
 
 /** GET /api/v0.9/webhook-retention: how long settled events are kept (days; 0 = forever). */
 export type RetentionPolicy = Webhooks['WebhookRetentionPolicy'];
+
+/** A consumer-portal session as POST /portal-sessions answers it, and the sender's branding in it. */
+export type PortalSession = Webhooks['PortalSession'];
+export type PortalBranding = Webhooks['PortalBranding'];

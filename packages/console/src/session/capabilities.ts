@@ -56,3 +56,11 @@ export function capabilitiesOf(grantedScopes: readonly string[], readOnlyHost: b
     readOnly: Object.values(writes).every((capability) => !capability.allowed),
   };
 }
+
+export const NOT_IN_PORTAL_REASON = 'Not available in the webhook portal.';
+
+/** The portal's session may not create, delete or preview filters (the API refuses them to it too). */
+export function portalCapabilities(can: Capabilities): Capabilities {
+  const refused: Capability = { allowed: false, reason: NOT_IN_PORTAL_REASON };
+  return { ...can, createSubscriber: refused, deleteSubscriber: refused, previewFilter: refused };
+}
