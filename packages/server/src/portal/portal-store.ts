@@ -1,7 +1,8 @@
 // Portal links and sessions in the server's own collections, so a link made on one replica opens on
 // any other and survives restarts. Only hashes of the code and of the session token are stored.
-// A code is spent by one conditional update (usedAt still null, not expired): of two concurrent
-// exchanges of one code, the store lets exactly one through.
+// A code is spent by inserting a marker whose _id is the link's: of concurrent exchanges of one
+// code, the unique _id lets exactly one through on every store (a conditional update is not atomic
+// on FerretDB v1, whose updates rewrite whole documents).
 import type { Collection, Db } from 'mongodb';
 import {
   generatePortalCode,
@@ -12,6 +13,9 @@ import {
 
 export const PORTAL_LINKS_COLLECTION = 'herald_server_portal_links';
 export const PORTAL_SESSIONS_COLLECTION = 'herald_server_portal_sessions';
+/** One document per spent link, `_id` = the link's id. */
+export const PORTAL_LINK_USES_COLLECTION = 'herald_server_portal_link_uses';
+const DUPLICATE_KEY = 11000;
 /** Spent and expired records are kept this long (for the record), then removed when links are made. */
 const KEEP_AFTER_EXPIRY_MS = 24 * 3_600_000;
 
@@ -48,10 +52,12 @@ export type ExchangeResult = { ok: true; token: string; session: PortalSession }
 export class PortalStore {
   private readonly links: Collection<PortalLinkDocument>;
   private readonly sessions: Collection<PortalSessionDocument>;
+  private readonly uses: Collection<{ _id: string; usedAt: Date; expiresAt: Date }>;
 
   constructor(db: Db) {
     this.links = db.collection<PortalLinkDocument>(PORTAL_LINKS_COLLECTION);
     this.sessions = db.collection<PortalSessionDocument>(PORTAL_SESSIONS_COLLECTION);
+    this.uses = db.collection(PORTAL_LINK_USES_COLLECTION);
   }
 
   async ensureIndexes(): Promise<void> {
@@ -79,14 +85,19 @@ export class PortalStore {
 
   /** Spends the code (once) and opens a session of `sessionTtlMs` for the link's org. */
   async exchange(code: string, sessionTtlMs: number, now = new Date()): Promise<ExchangeResult> {
-    const codeHash = hashPortalSecret(code);
-    const spent = await this.links.updateOne(
-      { codeHash, usedAt: null, expiresAt: { $gt: now } },
-      { $set: { usedAt: now } },
-    );
-    const link = await this.links.findOne({ codeHash });
+    const link = await this.links.findOne({ codeHash: hashPortalSecret(code) });
     if (!link) return { ok: false, reason: 'unknown' };
-    if (spent.modifiedCount !== 1) return { ok: false, reason: link.usedAt ? 'used' : 'expired' };
+    if (link.expiresAt.getTime() <= now.getTime()) {
+      return { ok: false, reason: (await this.uses.findOne({ _id: link._id })) ? 'used' : 'expired' };
+    }
+    try {
+      await this.uses.insertOne({ _id: link._id, usedAt: now, expiresAt: link.expiresAt });
+    } catch (error) {
+      if ((error as { code?: unknown }).code === DUPLICATE_KEY) return { ok: false, reason: 'used' };
+      throw error;
+    }
+    // For the record only: the marker above is what spends the code.
+    await this.links.updateOne({ _id: link._id }, { $set: { usedAt: now } });
     const token = generatePortalSessionToken();
     const id = generatePortalId();
     const expiresAt = new Date(now.getTime() + sessionTtlMs);
@@ -103,6 +114,10 @@ export class PortalStore {
 
   private async removeStale(now: Date): Promise<void> {
     const before = new Date(now.getTime() - KEEP_AFTER_EXPIRY_MS);
-    await Promise.all([this.links.deleteMany({ expiresAt: { $lt: before } }), this.sessions.deleteMany({ expiresAt: { $lt: before } })]);
+    await Promise.all([
+      this.links.deleteMany({ expiresAt: { $lt: before } }),
+      this.uses.deleteMany({ expiresAt: { $lt: before } }),
+      this.sessions.deleteMany({ expiresAt: { $lt: before } }),
+    ]);
   }
 }
