@@ -225,9 +225,11 @@ describe('a portal session', () => {
     expect(list.body.list.map((item) => item.id)).toEqual(['ours']);
     expect((await t.api.get(`${API}/webhook-subscribers/ours`, { token })).status).toBe(200);
     expect((await t.api.get(`${API}/webhook-subscribers/ours/deliveries`, { token })).status).toBe(200);
-    const rotated = await t.api.put<{ hasSecret: boolean }>(`${API}/webhook-subscribers/ours`, { secret: 'whsec_portal-rotated-secret-1' }, { token });
+    const rotated = await t.api.put<{ hasSecret: boolean; updatedBy: string }>(`${API}/webhook-subscribers/ours`, { secret: 'whsec_portal-rotated-secret-1' }, { token });
     expect(rotated.status).toBe(200);
     expect(rotated.body.hasSecret).toBe(true);
+    expect(rotated.body.updatedBy).toBe(me.body.principal);
+    expect(me.body.principal).toMatch(/^prt_[0-9a-f]{12}$/);
     const filtered = await t.api.put<{ filter?: unknown }>(`${API}/webhook-subscribers/ours`, { filter: { 'data.total': { $gte: 1 } } }, { token });
     expect(filtered.body.filter).toEqual({ 'data.total': { $gte: 1 } });
     const events = await t.api.get<{ list: Array<{ eventId: string }> }>(`${API}/webhook-events`, { token });
