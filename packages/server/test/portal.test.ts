@@ -60,6 +60,10 @@ beforeAll(async () => {
       portalName: 'Acme Payments',
       portalColor: '#0b7285',
       portalFrameAncestors: ['https://app.acme.example', 'https://*.acme.example'],
+      eventTypes: [
+        { type: 'order.paid', description: 'An order was paid.', example: { total: 42 } },
+        { type: 'order.refunded', description: 'No example for this one.' },
+      ],
     },
   });
   // Another tenant's data in the same store, written through core as an embedder would.
@@ -167,7 +171,7 @@ describe('POST /portal-sessions', () => {
     expect(first.body.token).toMatch(/^hps_[A-Za-z0-9_-]{43}$/);
     expect(first.body.orgId).toBe('default');
     expect(first.body.branding).toEqual({ name: 'Acme Payments', color: '#0b7285' });
-    expect(first.body.scopes).toEqual(['dp:delivery:manage', 'dp:event:read', 'dp:webhook_subscriber:read', 'dp:webhook_subscriber:update']);
+    expect(first.body.scopes).toEqual(['dp:delivery:manage', 'dp:event:publish', 'dp:event:read', 'dp:webhook_subscriber:read', 'dp:webhook_subscriber:update']);
     const ttl = Date.parse(first.body.expiresAt) - Date.now();
     expect(ttl).toBeGreaterThan(3_500_000);
     expect(ttl).toBeLessThanOrEqual(3_600_000);
@@ -239,6 +243,38 @@ describe('a portal session', () => {
     expect((await t.api.post(`${API}/webhook-events/${ownEventId}/deliveries/${ownDeliveryId}/retry`, undefined, { token })).status).toBe(200);
     expect((await t.api.get(`${API}/webhook-event-types`, { token })).status).toBe(200);
     expect(JSON.stringify(t.logs)).not.toContain('whsec_portal-rotated-secret-1');
+  });
+
+  it("sends a test event: the catalog type's example, to its own tenant's subscribers", async () => {
+    const { token } = await newSession();
+    const sent = await t.api.request<{ eventId: string; eventType: string; orgId: string; aggregateType: string; aggregateId: string }>(
+      'POST',
+      `${API}/webhook-event-types/order.paid/test`,
+      { token },
+    );
+    expect(sent.status).toBe(201);
+    expect(sent.body).toMatchObject({ eventType: 'order.paid', orgId: 'default', aggregateType: 'test' });
+    expect(sent.body.aggregateId).toMatch(/^test-[0-9a-f]{12}$/);
+    expect(sent.headers.get('location')).toBe(`https://herald.example.test${API}/webhook-events/${sent.body.eventId}`);
+    const detail = await t.api.get<{ deliveries: Array<{ subscriberId: string }> }>(`${API}/webhook-events/${sent.body.eventId}`, { token });
+    expect(detail.body.deliveries.map((row) => row.subscriberId)).toEqual(['ours']);
+    // Nothing reached the other tenant.
+    expect((await other.events.list({ orgId: OTHER_ORG }, {})).pagination.total).toBe(1);
+
+    const unknown = await t.api.post<ErrorBody>(`${API}/webhook-event-types/order.shipped/test`, {}, { token });
+    expect(unknown.status).toBe(404);
+    const noExample = await t.api.post<ErrorBody>(`${API}/webhook-event-types/order.refunded/test`, {}, { token });
+    expect(noExample.status).toBe(400);
+    expect(noExample.body.errors).toEqual([{ field: 'type', message: "has no example in the host's catalog (eventTypes[].example), so there is nothing to send" }]);
+    const fields = await t.api.post<ErrorBody>(`${API}/webhook-event-types/order.paid/test`, { data: { total: 1 } }, { token });
+    expect(fields.status).toBe(400);
+    expect(fields.body.errors?.map((error) => error.field)).toContain('data');
+    expect((await t.api.post(`${API}/webhook-event-types/Not%20A%20Type/test`, {}, { token })).status).toBe(400);
+    const operational = await t.api.post<ErrorBody>(`${API}/webhook-event-types/herald.delivery_stalled/test`, {}, { token });
+    expect(operational.status).toBe(400);
+    expect((await t.api.post(`${API}/webhook-event-types/order.paid/test`, {}, { token: undefined })).status).toBe(401);
+    const reader = await t.createToken(['dp:event:read']);
+    expect((await t.api.post(`${API}/webhook-event-types/order.paid/test`, {}, { token: reader.token })).status).toBe(403);
   });
 
   it("cannot reach another tenant's subscriber, event or delivery by id or by list", async () => {

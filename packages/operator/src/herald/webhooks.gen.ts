@@ -246,6 +246,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v0.9/webhook-event-types/{type}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a test event of a type, with the type's catalog example as its data
+         * @description The event (aggregateType `test`, aggregateId `test-` + 12 hex digits) goes to every enabled subscriber whose event types and filter let it through, like any other. A type the catalog lacks is 404; one without an example is 400 naming `type`; Herald's own `herald.*` types are refused as publishing refuses them.
+         */
+        post: operations["sendTestWebhookEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v0.9/webhook-retention": {
         parameters: {
             query?: never;
@@ -3347,6 +3367,131 @@ export interface operations {
             };
             /** @description Resource not found (ORG_NOT_FOUND) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL_SERVER_ERROR); the message names the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database cannot be reached or did not answer in time (SERVICE_UNAVAILABLE); nothing was written; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    sendTestWebhookEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event type, `family.action`. */
+                type: string;
+            };
+            cookie?: never;
+        };
+        /** @description No fields: the data is the catalog example. */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description A recorded event with a summary of each of its delivery rows. */
+            201: {
+                headers: {
+                    /** @description URL of the resource: absolute from HERALD_PUBLIC_URL when it is set, else the path alone (a relative reference, resolved against the URL called); never built from the request's Host. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "eventId": "3b241101-e2bb-4255-8caf-4136c566a962",
+                     *       "eventType": "apikey.generated",
+                     *       "orgId": "default",
+                     *       "aggregateType": "apikey",
+                     *       "aggregateId": "key-1",
+                     *       "status": "ALL_DELIVERED",
+                     *       "occurredAt": "2025-01-31T12:00:00.000Z",
+                     *       "deliveries": [
+                     *         {
+                     *           "deliveryId": "6f1c2e9a4b7d3f80",
+                     *           "subscriberId": "billing",
+                     *           "targetUrl": "https://example.com/hooks/billing",
+                     *           "status": "DELIVERED",
+                     *           "lastHttpStatus": 200,
+                     *           "lastError": null,
+                     *           "lastAttemptAt": "2025-01-31T12:00:00.210Z",
+                     *           "deliveredAt": "2025-01-31T12:00:00.295Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEvent"];
+                };
+            };
+            /** @description Malformed input (MISSING_REQUIRED_PARAMETER) with field details */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing scope, foreign organization or read-only mode (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Resource not found (ORG_NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body larger than 1 MiB (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body is not JSON (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };

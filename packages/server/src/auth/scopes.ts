@@ -27,14 +27,15 @@ const SATISFIED_BY: Partial<Record<Scope, Scope[]>> = {
 
 /** The scopes any one of which grants `required`: itself first, then the broader ones. */
 /**
- * What a consumer-portal session carries: the subscriber-facing operations only. No create or
- * delete, no publishing, no tokens, projects or portal links; routes a session may call are also
- * marked one by one (`portal: true`), so a scope alone never opens a route to it.
+ * What a consumer-portal session carries: the subscriber-facing operations only. Routes a session
+ * may call are also marked one by one (`portal: true`), so a scope alone never opens a route to it:
+ * `dp:event:publish` lets it send a catalog example as a test event, not publish events of its own.
  */
 export const PORTAL_SESSION_SCOPES: readonly Scope[] = [
   SCOPES.subscriberRead,
   SCOPES.subscriberUpdate,
   SCOPES.eventRead,
+  SCOPES.eventPublish,
   SCOPES.deliveryManage,
 ];
 
