@@ -71,6 +71,7 @@ beforeAll(async () => {
         portalName: 'Acme Payments',
         portalColor: '#0b7285',
         portalFrameAncestors: [`http://localhost:${embedderPort}`],
+        eventTypes: [{ type: 'order.paid', description: 'An order was paid.', example: { total: 42 } }],
       },
     }),
     launchBrowser(),
@@ -137,6 +138,17 @@ describe('consumer portal', () => {
     expect(await frame.getByRole('button', { name: 'Edit' }).isEnabled()).toBe(true);
     expect(await frame.getByRole('button', { name: 'Delete' }).count()).toBe(0);
     expect(await frame.getByRole('heading', { name: 'Recover deliveries' }).count()).toBe(0);
+
+    // A test event: the catalog type's example, published for this tenant.
+    await frame.getByLabel('Event type').selectOption('order.paid');
+    await frame.getByRole('button', { name: 'Send test event' }).click();
+    await frame.getByText('Test event order.paid sent.').waitFor();
+    const sentLink = frame.getByRole('link', { name: /^event / });
+    const sentId = ((await sentLink.textContent()) ?? '').replace(/^event /, '');
+    const sent = await api<{ aggregateType: string; deliveries: Array<{ subscriberId: string }> }>('GET', `/api/v0.9/webhook-events/${sentId}`);
+    expect(sent.aggregateType).toBe('test');
+    expect(sent.deliveries.map((row) => row.subscriberId).sort()).toEqual(['billing', 'orders']);
+    expect(await seriousViolations(frame as unknown as Page), 'axe on the portal endpoint').toEqual([]);
 
     // Deliveries and attempts: the event, its rows, retry one.
     await nav.getByRole('link', { name: 'Events' }).click();

@@ -15,6 +15,7 @@ import type {
   SubscriberDeliveryList,
   SubscriberInput,
   SubscriberList,
+  WebhookEvent,
   WebhookEventDetail,
   WebhookEventList,
 } from './types';
@@ -53,6 +54,7 @@ export function endpoints(client: ApiClient) {
 
     listEventTypes: () => client.request<EventTypeList>('GET', `${WEBHOOKS}/webhook-event-types`),
     getEventType: (type: string) => client.request<EventType>('GET', `${WEBHOOKS}/webhook-event-types/${segment(type)}`),
+    sendTestEvent: (type: string) => client.request<WebhookEvent>('POST', `${WEBHOOKS}/webhook-event-types/${segment(type)}/test`, {}),
     getRetention: () => client.request<RetentionPolicy>('GET', `${WEBHOOKS}/webhook-retention`),
 
     listEvents: (offset: number, status?: EventStatus) =>

@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { codeFromHash, isPortalPath, portalRoute } from '../../src/portal/portal-page';
 import { parseRoute } from '../../src/router';
+import { sendableTypes } from '../../src/screens/subscribers/SendTestEvent';
 import { portalCapabilities, capabilitiesOf, NOT_IN_PORTAL_REASON } from '../../src/session/capabilities';
 
 const CODE = `hpl_${'a'.repeat(43)}`;
@@ -35,5 +36,17 @@ describe('portal page', () => {
     expect(can.previewFilter.allowed).toBe(false);
     expect(can.updateSubscriber.allowed).toBe(true);
     expect(can.manageDeliveries.allowed).toBe(true);
+  });
+});
+
+describe('test events', () => {
+  it('offers the types with an example, never herald.*', () => {
+    expect(
+      sendableTypes([
+        { type: 'order.paid', sensitive: [], example: { total: 1 } },
+        { type: 'order.refunded', sensitive: [] },
+        { type: 'herald.delivery_stalled', sensitive: [], example: {} },
+      ]),
+    ).toEqual(['order.paid']);
   });
 });

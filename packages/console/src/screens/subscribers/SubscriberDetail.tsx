@@ -15,6 +15,7 @@ import { useAction } from '../../ui/use-action';
 import { HealthFacts } from './HealthNote';
 import { RecentDeliveries } from './RecentDeliveries';
 import { RecoverDeliveries } from './RecoverDeliveries';
+import { SendTestEvent } from './SendTestEvent';
 import { RotateSecret } from './RotateSecret';
 import { isEveryEvent } from './subscriber-form-model';
 
@@ -127,6 +128,7 @@ export function SubscriberDetail({ id }: { id: string }) {
           </dl>
           {/* Recovery replays a range in bulk: the sender's operation, not the consumer's. */}
           {!portal && <RecoverDeliveries id={id} enabled={subscriber.enabled} onCompleted={poll.refresh} />}
+          {can.sendTestEvent.allowed && can.readEvents.allowed && <SendTestEvent />}
           <RecentDeliveries id={id} />
           <ConfirmDialog
             open={confirmDelete}
