@@ -160,6 +160,7 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
         portal: deps.portal,
         publicBaseUrl: config.publicBaseUrl,
         branding: { name: config.portalName ?? config.org, ...(config.portalColor ? { color: config.portalColor } : {}) },
+        readOnly: config.readOnly,
       });
       await webhookApi.register(webhookListenRoutes, {
         herald: deps.herald,

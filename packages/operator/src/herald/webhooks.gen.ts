@@ -318,7 +318,7 @@ export interface paths {
         put?: never;
         /**
          * Exchange a portal link's one-time code for a portal session
-         * @description Unknown code: 401. A code already used, or past its expiry: 410. No Authorization header is needed.
+         * @description Unknown code: 401. A code already used, or past its expiry: 410. A read-only instance: 403. No Authorization header is needed.
          */
         post: operations["createPortalSession"];
         delete?: never;

@@ -21,6 +21,8 @@ export interface PortalRouteOptions {
   portal: PortalStore;
   publicBaseUrl?: string;
   branding: { name: string; color?: string };
+  /** HERALD_READ_ONLY: the exchange writes a session, so it is refused like every other change. */
+  readOnly: boolean;
 }
 
 /** Where the console serves its portal page (console/plugin.ts). */
@@ -66,7 +68,7 @@ export const portalRoutes: FastifyPluginAsyncTypebox<PortalRouteOptions> = async
       schema: {
         operationId: 'createPortalSession',
         summary: "Exchange a portal link's one-time code for a portal session",
-        description: 'Unknown code: 401. A code already used, or past its expiry: 410. No Authorization header is needed.',
+        description: 'Unknown code: 401. A code already used, or past its expiry: 410. A read-only instance: 403. No Authorization header is needed.',
         tags: TAGS,
         querystring: NoQuery,
         body: PortalSessionRequest,
@@ -74,6 +76,8 @@ export const portalRoutes: FastifyPluginAsyncTypebox<PortalRouteOptions> = async
       },
     },
     async (request, reply) => {
+      // The auth hook, which refuses changes in read-only mode, does not run on this public route.
+      if (options.readOnly) throw new ForbiddenError('The instance is in read-only mode');
       const { code } = request.body;
       if (!isPortalCodeShape(code)) throw new UnauthorizedError('Unknown portal link code');
       const result = await options.portal.exchange(code, PORTAL_SESSION_TTL_MS);
