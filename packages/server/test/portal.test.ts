@@ -394,6 +394,7 @@ describe('portal configuration', () => {
     ['HERALD_PORTAL_FRAME_ANCESTORS', "https://ok.example 'unsafe-inline'"],
     ['HERALD_PORTAL_FRAME_ANCESTORS', 'javascript:alert(1)'],
     ['HERALD_PORTAL_FRAME_ANCESTORS', 'https://a.example;script-src *'],
+    ['HERALD_PORTAL_FRAME_ANCESTORS', "'none' https://a.example"],
   ])('%s=%j is a configuration error naming the variable', (name, value) => {
     expect(problemsOf(() => loadConfig({ env: { ...env, [name]: value } })).join('\n')).toContain(name);
   });
