@@ -196,7 +196,7 @@ describe('consumer portal', () => {
     await context.close();
   });
 
-  it('a link opens once: a second browser gets a clear refusal and no session', async () => {
+  it('a link opens once, its session survives a reload until it expires; a second browser gets a clear refusal', async () => {
     const link = await portalLink();
     const first = await browser.newContext();
     const firstPage = await first.newPage();
@@ -206,6 +206,13 @@ describe('consumer portal', () => {
     expect(await firstPage.evaluate(`sessionStorage.getItem(${JSON.stringify(SESSION_KEY)})`)).toContain('hps_');
     await firstPage.reload();
     await firstPage.getByRole('link', { name: 'Acme orders endpoint' }).waitFor();
+    // Once the session is past its hour, the portal says so and keeps nothing.
+    await host.database.db.collection('herald_server_portal_sessions').updateMany({}, { $set: { expiresAt: new Date(Date.now() - 1000) } });
+    await firstPage.reload();
+    await firstPage.getByTestId('portal-closed').waitFor();
+    expect(await firstPage.getByTestId('portal-closed').textContent()).toBe('Invalid or expired portal session: open a new portal link.');
+    expect(await firstPage.evaluate(`sessionStorage.getItem(${JSON.stringify(SESSION_KEY)})`)).toBeNull();
+    expect(await seriousViolations(firstPage), 'axe on the closed portal').toEqual([]);
     await first.close();
 
     const second = await browser.newContext();
