@@ -28,6 +28,7 @@ export async function servedDocuments(): Promise<Record<ApiName, object>> {
     herald: unreachable('herald', { storeSilentForMs: () => 0 }),
     tokens: unreachable('tokens'),
     projects: unreachable('projects'),
+    portal: unreachable('portal'),
     logger: createLogger('silent'),
     metrics: unreachable('metrics', { instrument: () => undefined }),
     metricSources: unreachable('metricSources'),

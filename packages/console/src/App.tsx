@@ -4,17 +4,10 @@ import { useCallback, useEffect, useMemo, useState } from 'preact/hooks';
 import { ApiError, createClient } from './api/client';
 import { endpoints, loadHostInfo } from './api/endpoints';
 import type { HostInfo, Me } from './api/types';
-import { href, useRoute, type Route } from './router';
-import { EventDetail } from './screens/events/EventDetail';
-import { EventsList } from './screens/events/EventsList';
-import { EventTypeDetail } from './screens/event-types/EventTypeDetail';
-import { EventTypesList } from './screens/event-types/EventTypesList';
+import { href, useRoute } from './router';
+import { Screen } from './screens/Screen';
 import { Layout } from './screens/Layout';
-import { NotFound } from './screens/NotFound';
 import { SignIn } from './screens/SignIn';
-import { SubscriberDetail } from './screens/subscribers/SubscriberDetail';
-import { SubscriberForm } from './screens/subscribers/SubscriberForm';
-import { SubscribersList } from './screens/subscribers/SubscribersList';
 import { ErrorBoundary } from './ui/ErrorBoundary';
 import { capabilitiesOf } from './session/capabilities';
 import { SessionContext, type Session } from './session/context';
@@ -23,29 +16,6 @@ import { clearToken, loadToken, saveToken } from './session/token-storage';
 interface SignedIn {
   token: string;
   me: Me;
-}
-
-function Screen({ route }: { route: Route }) {
-  switch (route.name) {
-    case 'subscribers':
-      return <SubscribersList offset={route.offset} />;
-    case 'subscriber-new':
-      return <SubscriberForm />;
-    case 'subscriber':
-      return <SubscriberDetail id={route.id} />;
-    case 'subscriber-edit':
-      return <SubscriberForm id={route.id} />;
-    case 'events':
-      return <EventsList offset={route.offset} status={route.status} />;
-    case 'event':
-      return <EventDetail id={route.id} />;
-    case 'event-types':
-      return <EventTypesList />;
-    case 'event-type':
-      return <EventTypeDetail type={route.type} />;
-    case 'not-found':
-      return <NotFound path={route.path} />;
-  }
 }
 
 export function App() {

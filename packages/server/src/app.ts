@@ -15,12 +15,14 @@ import { handleClientError } from './errors/client-error.js';
 import { frameworkErrorHandler, installErrorHandling, undeclaredMethodError } from './routing/error-handler.js';
 import type { HostMetrics, MetricSources } from './metrics/host-metrics.js';
 import { registerOpenApi } from './openapi/register.js';
+import type { PortalStore } from './portal/portal-store.js';
 import type { ProjectStore } from './projects/project-store.js';
 import { acceptMissingBody } from './routes/common.js';
 import { managementRoutes } from './routes/management.js';
 import { meRoutes } from './routes/me.js';
 import { opsRoutes, type Readiness } from './routes/ops.js';
 import { asyncApiRoutes } from './routes/asyncapi.js';
+import { portalRoutes } from './routes/portal.js';
 import { webhookEventTypeRoutes } from './routes/webhook-event-types.js';
 import { webhookRetentionRoutes } from './routes/webhook-retention.js';
 import { webhookEventRoutes } from './routes/webhook-events.js';
@@ -51,6 +53,7 @@ export interface AppDeps {
   herald: Herald;
   tokens: TokenStore;
   projects: ProjectStore;
+  portal: PortalStore;
   jwtVerifier?: JwtVerifier;
   logger: Logger;
   metrics: HostMetrics;
@@ -139,7 +142,7 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
 
   const listeners = new ListenerRegistry();
   await app.register(listenInternalRoute, { registry: listeners });
-  const auth = { tokens: deps.tokens, jwtVerifier: deps.jwtVerifier, orgId: config.org, readOnly: config.readOnly };
+  const auth = { tokens: deps.tokens, portal: deps.portal, jwtVerifier: deps.jwtVerifier, orgId: config.org, readOnly: config.readOnly };
   await app.register(
     async (webhookApi) => {
       registerAuth(webhookApi, auth);
@@ -160,6 +163,13 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
         version: WEBHOOK_API_VERSION,
       });
       await webhookApi.register(webhookRetentionRoutes, routeOptions);
+      await webhookApi.register(portalRoutes, {
+        orgId: config.org,
+        portal: deps.portal,
+        publicBaseUrl: config.publicBaseUrl,
+        branding: { name: config.portalName ?? config.org, ...(config.portalColor ? { color: config.portalColor } : {}) },
+        readOnly: config.readOnly,
+      });
       await webhookApi.register(webhookListenRoutes, {
         herald: deps.herald,
         orgId: config.org,
@@ -190,6 +200,6 @@ export async function buildApp(config: HostConfig, deps: AppDeps, options: AppOp
     },
     { prefix: MANAGEMENT_API_PREFIX },
   );
-  await app.register(consolePlugin, { readOnly: config.readOnly });
+  await app.register(consolePlugin, { readOnly: config.readOnly, portalFrameAncestors: config.portalFrameAncestors });
   return app;
 }

@@ -17,6 +17,7 @@ import { createLogger, logFormatFor } from './logging/logger.js';
 import { startTracing } from './telemetry/tracing.js';
 import { HostMetrics } from './metrics/host-metrics.js';
 import { readAttemptDurationsBetween, readQueueStats } from './metrics/queue-stats.js';
+import { PortalStore } from './portal/portal-store.js';
 import { ProjectStore } from './projects/project-store.js';
 import { LISTEN_PATH } from './listen/registry.js';
 import { connectWhenReachable, databaseHosts } from './store-wait.js';
@@ -71,7 +72,8 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
     const tokens = new TokenStore(db);
     const principals = createPrincipalDirectory(tokens);
     const projects = new ProjectStore(db, (ids) => principals.existing(ids));
-    await Promise.all([tokens.ensureIndexes(), projects.ensureIndexes()]);
+    const portal = new PortalStore(db);
+    await Promise.all([tokens.ensureIndexes(), projects.ensureIndexes(), portal.ensureIndexes()]);
     const bootstrap = mode === 'engine-only' ? undefined : await ensureBootstrapToken(db, tokens, config.dataDir);
     if (config.seedTokensFile && mode !== 'engine-only') await seedTokens(tokens, config.seedTokensFile, logger);
 
@@ -112,6 +114,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
         herald: core,
         tokens,
         projects,
+        portal,
         jwtVerifier: config.jwt ? createJwtVerifier(config.jwt) : undefined,
         logger,
         metrics,

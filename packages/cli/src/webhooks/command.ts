@@ -1,4 +1,4 @@
-// `herald webhooks …`: subscribers, deliveries, events, event types, retention, trigger, verify, listen.
+// `herald webhooks …`: subscribers, deliveries, events, event types, retention, trigger, verify, listen, portal-link.
 import { helpFlag, renderHelp, type CommandHelp } from '../args/help.js';
 import { runSubcommand } from '../args/subcommands.js';
 
@@ -16,6 +16,7 @@ export const webhooksHelp: CommandHelp = {
     ['trigger', "Publish a test event of a type with the type's documented example as data"],
     ['verify', 'Check the signature of a saved delivery'],
     ['listen', 'Forward real, signed deliveries to a receiver on this machine'],
+    ['portal-link', "A single-use link to the consumer portal: a tenant's own view of its endpoints and deliveries"],
   ],
   examples: [
     'herald webhooks subscribers list',
@@ -32,6 +33,7 @@ export const webhooksHelp: CommandHelp = {
     'herald webhooks deliveries retry 7d0c… --event 0f9c2a4e-…',
     'herald webhooks verify --body body.json --headers headers.txt --secret-file secret.txt',
     "herald webhooks listen --forward-to http://localhost:3000/hooks --events 'apikey.*'",
+    'herald webhooks portal-link --expires 30m',
   ],
 };
 
@@ -48,6 +50,7 @@ export function runWebhooks(argv: readonly string[]): Promise<number> {
       trigger: async (rest) => (await import('./trigger.js')).runTrigger(rest),
       verify: async (rest) => (await import('./verify.js')).runVerify(rest),
       listen: async (rest) => (await import('./listen.js')).runListen(rest),
+      'portal-link': async (rest) => (await import('./portal-link.js')).runPortalLink(rest),
     },
     renderHelp(webhooksHelp),
   );

@@ -16,6 +16,7 @@ import type {
   SubscriberDeliveryList,
   SubscriberInput,
   SubscriberList,
+  WebhookEvent,
   WebhookEventDetail,
   WebhookEventList,
 } from './types';
@@ -55,6 +56,7 @@ export function endpoints(client: ApiClient) {
     listEventTypes: () => client.request<EventTypeList>('GET', `${WEBHOOKS}/webhook-event-types`),
     getEventType: (type: string) => client.request<EventType>('GET', `${WEBHOOKS}/webhook-event-types/${segment(type)}`),
     getAsyncApi: () => client.request<AsyncApiDocument>('GET', `${WEBHOOKS}/asyncapi.json`),
+    sendTestEvent: (type: string) => client.request<WebhookEvent>('POST', `${WEBHOOKS}/webhook-event-types/${segment(type)}/test`, {}),
     getRetention: () => client.request<RetentionPolicy>('GET', `${WEBHOOKS}/webhook-retention`),
 
     listEvents: (offset: number, status?: EventStatus) =>

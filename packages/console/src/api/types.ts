@@ -58,3 +58,7 @@ export type AsyncApiDocument = Webhooks['AsyncApiDocument'];
 
 /** GET /api/v0.9/webhook-retention: how long settled events are kept (days; 0 = forever). */
 export type RetentionPolicy = Webhooks['WebhookRetentionPolicy'];
+
+/** A consumer-portal session as POST /portal-sessions answers it, and the sender's branding in it. */
+export type PortalSession = Webhooks['PortalSession'];
+export type PortalBranding = Webhooks['PortalBranding'];

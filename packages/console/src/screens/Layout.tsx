@@ -13,7 +13,7 @@ function NavLink({ route, current, children }: { route: Route; current: boolean;
 }
 
 export function Layout({ route, message, onDismissMessage, children }: { route: Route; message?: string; onDismissMessage(): void; children: ComponentChildren }) {
-  const { me, can, host, signOut } = useSession();
+  const { me, can, host, signOut, portal } = useSession();
   // 'event-type…' is checked before 'event…', which is its prefix.
   const section = route.name.startsWith('event-type')
     ? 'event-types'
@@ -30,23 +30,25 @@ export function Layout({ route, message, onDismissMessage, children }: { route: 
       }}>
         Skip to content
       </a>
-      <header class="topbar">
-        <span class="brand">Herald console</span>
+      <header class={portal ? 'topbar portal-topbar' : 'topbar'}>
+        <span class="brand" data-testid="brand">{portal ? `${portal.name} webhooks` : 'Herald console'}</span>
         <nav aria-label="Sections">
           <NavLink route={{ name: 'subscribers', offset: 0 }} current={section === 'subscribers'}>
-            Subscribers
+            {portal ? 'Endpoints' : 'Subscribers'}
           </NavLink>
           <NavLink route={{ name: 'events', offset: 0 }} current={section === 'events'}>
             Events
           </NavLink>
-          <NavLink route={{ name: 'event-types' }} current={section === 'event-types'}>
-            Event types
-          </NavLink>
+          {!portal && (
+            <NavLink route={{ name: 'event-types' }} current={section === 'event-types'}>
+              Event types
+            </NavLink>
+          )}
         </nav>
         <div class="whoami">
           <details>
             <summary>
-              Signed in as <strong data-testid="principal-name">{me.name ?? me.principal}</strong>
+              {portal ? 'Portal session' : 'Signed in as'} <strong data-testid="principal-name">{me.name ?? me.principal}</strong>
             </summary>
             <dl class="facts compact">
               <dt>Principal</dt>
@@ -66,7 +68,7 @@ export function Layout({ route, message, onDismissMessage, children }: { route: 
             </dl>
           </details>
           <button type="button" class="button small" onClick={() => signOut()}>
-            Sign out
+            {portal ? 'Leave' : 'Sign out'}
           </button>
         </div>
       </header>

@@ -20,6 +20,8 @@ export interface Capabilities {
    */
   previewFilter: Capability;
   manageDeliveries: Capability;
+  /** Publishing a catalog type's example as a test event. */
+  sendTestEvent: Capability;
   /** True when no change at all is possible (read-only host, or a token without write scopes). */
   readOnly: boolean;
 }
@@ -46,6 +48,7 @@ export function capabilitiesOf(grantedScopes: readonly string[], readOnlyHost: b
     updateSubscriber: writeCapability(scopes, readOnlyHost, 'dp:webhook_subscriber:update', SUBSCRIBER_MANAGE),
     deleteSubscriber: writeCapability(scopes, readOnlyHost, 'dp:webhook_subscriber:delete', SUBSCRIBER_MANAGE),
     manageDeliveries: writeCapability(scopes, readOnlyHost, 'dp:delivery:manage'),
+    sendTestEvent: writeCapability(scopes, readOnlyHost, 'dp:event:publish'),
   };
   return {
     readSubscribers: scopeCapability(scopes, 'dp:webhook_subscriber:read', SUBSCRIBER_MANAGE),
@@ -55,4 +58,12 @@ export function capabilitiesOf(grantedScopes: readonly string[], readOnlyHost: b
     ...writes,
     readOnly: Object.values(writes).every((capability) => !capability.allowed),
   };
+}
+
+export const NOT_IN_PORTAL_REASON = 'Not available in the webhook portal.';
+
+/** The portal's session may not create, delete or preview filters (the API refuses them to it too). */
+export function portalCapabilities(can: Capabilities): Capabilities {
+  const refused: Capability = { allowed: false, reason: NOT_IN_PORTAL_REASON };
+  return { ...can, createSubscriber: refused, deleteSubscriber: refused, previewFilter: refused };
 }

@@ -2,7 +2,7 @@
 import { createContext } from 'preact';
 import { useContext } from 'preact/hooks';
 import type { Endpoints } from '../api/endpoints';
-import type { HostInfo, Me } from '../api/types';
+import type { HostInfo, Me, PortalBranding } from '../api/types';
 import type { Capabilities } from './capabilities';
 
 export interface Session {
@@ -13,6 +13,8 @@ export interface Session {
   signOut(message?: string): void;
   /** A short confirmation read out to screen readers and shown at the top of the page. */
   notify(message: string): void;
+  /** Set in the consumer portal: the sender's branding; the screens then offer only what a consumer does. */
+  portal?: PortalBranding;
 }
 
 export const SessionContext = createContext<Session | null>(null);

@@ -3,7 +3,7 @@ import { capabilitiesOf, READ_ONLY_HOST_REASON } from '../../src/session/capabil
 
 describe('what a credential may do in the console', () => {
   it('allows everything to a token with every scope on a writable host', () => {
-    const can = capabilitiesOf(['dp:webhook_subscriber:manage', 'dp:event:read', 'dp:delivery:manage'], false);
+    const can = capabilitiesOf(['dp:webhook_subscriber:manage', 'dp:event:read', 'dp:event:publish', 'dp:delivery:manage'], false);
     expect(can.readOnly).toBe(false);
     expect(Object.values(can).filter((value) => typeof value === 'object' && !value.allowed)).toEqual([]);
   });
@@ -14,6 +14,7 @@ describe('what a credential may do in the console', () => {
     expect(can.readSubscribers.allowed).toBe(true);
     expect(can.createSubscriber).toEqual({ allowed: false, reason: 'Your token lacks the dp:webhook_subscriber:create (or dp:webhook_subscriber:manage) scope.' });
     expect(can.manageDeliveries.reason).toBe('Your token lacks the dp:delivery:manage scope.');
+    expect(can.sendTestEvent.reason).toBe('Your token lacks the dp:event:publish scope.');
     // Reading events is not enough to try a filter: its answers would reveal data values.
     expect(can.previewFilter).toEqual({ allowed: false, reason: 'Your token lacks the dp:webhook_subscriber:create (or dp:webhook_subscriber:manage) scope.' });
     expect(capabilitiesOf(['dp:webhook_subscriber:create'], false).previewFilter.allowed).toBe(true);

@@ -139,7 +139,8 @@ export interface components {
         Me: {
             /** @description Id recorded as createdBy/updatedBy: the API token's principal (tok_…) or the JWT subject. */
             principal: string;
-            kind: "api-token" | "jwt";
+            /** @description `portal`: a consumer-portal session (docs/console.md), confined to orgId and the subscriber-facing operations. */
+            kind: "api-token" | "jwt" | "portal";
             /** @description The API token's name, or the JWT's name claim. */
             name?: string;
             /** @description Scopes the credential carries, sorted. */

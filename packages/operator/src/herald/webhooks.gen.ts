@@ -246,6 +246,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v0.9/webhook-event-types/{type}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Publish a test event of a type, with the type's catalog example as its data
+         * @description The event (aggregateType `test`, aggregateId `test-` + 12 hex digits) goes to every enabled subscriber whose event types and filter let it through, like any other. A type the catalog lacks is 404; one without an example is 400 naming `type`; Herald's own `herald.*` types are refused as publishing refuses them.
+         */
+        post: operations["sendTestWebhookEvent"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v0.9/asyncapi.json": {
         parameters: {
             query?: never;
@@ -278,6 +298,46 @@ export interface paths {
          */
         put: operations["setWebhookRetention"];
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v0.9/portal-links": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Make a single-use consumer-portal link for a tenant
+         * @description The link opens the console in portal mode, confined to the tenant's subscribers, deliveries and attempts. Its code is spent when opened; an unopened link expires after expiresInSeconds.
+         */
+        post: operations["createPortalLink"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v0.9/portal-sessions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Exchange a portal link's one-time code for a portal session
+         * @description Unknown code: 401. A code already used, or past its expiry: 410. A read-only instance: 403. No Authorization header is needed.
+         */
+        post: operations["createPortalSession"];
         delete?: never;
         options?: never;
         head?: never;
@@ -398,6 +458,63 @@ export interface components {
             limit: number;
             /** @description Records skipped before this page. */
             offset: number;
+        };
+        /**
+         * PortalBranding
+         * @description How the portal presents the sender (HERALD_PORTAL_NAME, HERALD_PORTAL_COLOR).
+         */
+        PortalBranding: {
+            /** @description The sender's name. */
+            name: string;
+            /** @description The sender's colour, `#rrggbb`, when configured. */
+            color?: string;
+        };
+        /**
+         * PortalLink
+         * @description A single-use consumer-portal link. Hand it to the consumer (or load it in an iframe); it is shown only once.
+         */
+        PortalLink: {
+            /** @description Opens the portal: absolute when the host has a public URL, else its path. The code is in the fragment, which browsers never send to a server. */
+            url: string;
+            orgId: string;
+            /**
+             * Format: date-time
+             * @description After this the link cannot be opened.
+             */
+            expiresAt: string;
+        };
+        /**
+         * PortalLinkRequest
+         * @description A consumer-portal link to make.
+         */
+        PortalLinkRequest: {
+            /** @description The tenant: an organization handle. Only the instance's own organization is accepted. */
+            orgId?: string;
+            /** @description How long the link may be opened, in seconds (default 600). Once opened it is spent. */
+            expiresInSeconds?: number;
+        };
+        /**
+         * PortalSession
+         * @description A consumer-portal session, confined to one tenant and to the subscriber-facing operations.
+         */
+        PortalSession: {
+            /** @description Bearer token of the session (`hps_…`): send it as Authorization: Bearer. */
+            token: string;
+            /** @description The tenant every call of this session is confined to. */
+            orgId: string;
+            /** @description What the session may do: the subscriber-facing scopes only. */
+            scopes: string[];
+            /** Format: date-time */
+            expiresAt: string;
+            branding: components["schemas"]["PortalBranding"];
+        };
+        /**
+         * PortalSessionRequest
+         * @description Exchanges a portal link's one-time code for a session.
+         */
+        PortalSessionRequest: {
+            /** @description The code from the link's fragment (`hpl_…`). */
+            code: string;
         };
         /**
          * PublishWebhookEventBatchAccepted
@@ -3322,6 +3439,131 @@ export interface operations {
             };
         };
     };
+    sendTestWebhookEvent: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The event type, `family.action`. */
+                type: string;
+            };
+            cookie?: never;
+        };
+        /** @description No fields: the data is the catalog example. */
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description A recorded event with a summary of each of its delivery rows. */
+            201: {
+                headers: {
+                    /** @description URL of the resource: absolute from HERALD_PUBLIC_URL when it is set, else the path alone (a relative reference, resolved against the URL called); never built from the request's Host. */
+                    Location?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "eventId": "3b241101-e2bb-4255-8caf-4136c566a962",
+                     *       "eventType": "apikey.generated",
+                     *       "orgId": "default",
+                     *       "aggregateType": "apikey",
+                     *       "aggregateId": "key-1",
+                     *       "status": "ALL_DELIVERED",
+                     *       "occurredAt": "2025-01-31T12:00:00.000Z",
+                     *       "deliveries": [
+                     *         {
+                     *           "deliveryId": "6f1c2e9a4b7d3f80",
+                     *           "subscriberId": "billing",
+                     *           "targetUrl": "https://example.com/hooks/billing",
+                     *           "status": "DELIVERED",
+                     *           "lastHttpStatus": 200,
+                     *           "lastError": null,
+                     *           "lastAttemptAt": "2025-01-31T12:00:00.210Z",
+                     *           "deliveredAt": "2025-01-31T12:00:00.295Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookEvent"];
+                };
+            };
+            /** @description Malformed input (MISSING_REQUIRED_PARAMETER) with field details */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing scope, foreign organization or read-only mode (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Resource not found (ORG_NOT_FOUND) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body larger than 1 MiB (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body is not JSON (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL_SERVER_ERROR); the message names the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database cannot be reached or did not answer in time (SERVICE_UNAVAILABLE); nothing was written; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
     getWebhookAsyncApi: {
         parameters: {
             query?: never;
@@ -3534,6 +3776,222 @@ export interface operations {
             };
             /** @description Missing scope, foreign organization or read-only mode (FORBIDDEN) */
             403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body larger than 1 MiB (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body is not JSON (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL_SERVER_ERROR); the message names the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database cannot be reached or did not answer in time (SERVICE_UNAVAILABLE); nothing was written; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createPortalLink: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description A consumer-portal link to make. */
+        requestBody?: {
+            content: {
+                /**
+                 * @example {
+                 *       "expiresInSeconds": 600
+                 *     }
+                 */
+                "application/json": components["schemas"]["PortalLinkRequest"];
+            };
+        };
+        responses: {
+            /** @description A single-use consumer-portal link. Hand it to the consumer (or load it in an iframe); it is shown only once. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "url": "https://herald.example.com/console/portal/#code=hpl_…",
+                     *       "orgId": "default",
+                     *       "expiresAt": "2026-11-26T08:10:00.000Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PortalLink"];
+                };
+            };
+            /** @description Malformed input (MISSING_REQUIRED_PARAMETER) with field details */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing scope, foreign organization or read-only mode (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body larger than 1 MiB (PAYLOAD_TOO_LARGE) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Request body is not JSON (UNSUPPORTED_MEDIA_TYPE) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Unexpected server error (INTERNAL_SERVER_ERROR); the message names the request id */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The database cannot be reached or did not answer in time (SERVICE_UNAVAILABLE); nothing was written; retry after the Retry-After seconds */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+        };
+    };
+    createPortalSession: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description Exchanges a portal link's one-time code for a session. */
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "code": "hpl_…"
+                 *     }
+                 */
+                "application/json": components["schemas"]["PortalSessionRequest"];
+            };
+        };
+        responses: {
+            /** @description A consumer-portal session, confined to one tenant and to the subscriber-facing operations. */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "token": "hps_…",
+                     *       "orgId": "default",
+                     *       "scopes": [
+                     *         "dp:event:read"
+                     *       ],
+                     *       "expiresAt": "2026-11-26T09:00:00.000Z",
+                     *       "branding": {
+                     *         "name": "Acme",
+                     *         "color": "#0b7285"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["PortalSession"];
+                };
+            };
+            /** @description Malformed input (MISSING_REQUIRED_PARAMETER) with field details */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing, invalid or expired access token (UNAUTHORIZED) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description Missing scope, foreign organization or read-only mode (FORBIDDEN) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorResponse"];
+                };
+            };
+            /** @description The portal link was already used or has expired (GONE) */
+            410: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -7,8 +7,10 @@ import { UnauthorizedError } from '../errors/api-errors.js';
 import { isApiTokenShape } from './api-token.js';
 import { isJwtShape, type JwtVerifier } from './jwt-verifier.js';
 import type { Principal } from './principal.js';
-import { hasScope, type Scope } from './scopes.js';
+import { hasScope, PORTAL_SESSION_SCOPES, type Scope } from './scopes.js';
 import type { TokenStore } from './token-store.js';
+import { isPortalSessionShape } from '../portal/portal-credentials.js';
+import type { PortalStore } from '../portal/portal-store.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -18,6 +20,8 @@ declare module 'fastify' {
     authenticated?: boolean;
     /** Set on routes that need no credentials (OpenAPI documents). */
     public?: boolean;
+    /** A consumer-portal session may call the route (docs/console.md "Consumer portal"); others refuse it. */
+    portal?: boolean;
   }
   interface FastifyRequest {
     principal?: Principal;
@@ -26,6 +30,7 @@ declare module 'fastify' {
 
 export interface AuthOptions {
   tokens: TokenStore;
+  portal: PortalStore;
   jwtVerifier?: JwtVerifier;
   orgId: string;
   readOnly: boolean;
@@ -50,6 +55,11 @@ async function authenticate(request: FastifyRequest, options: AuthOptions): Prom
       ...(info.expiresAt ? { expiresAt: info.expiresAt } : {}),
     };
   }
+  if (isPortalSessionShape(token)) {
+    const session = await options.portal.findSession(token);
+    if (!session) throw new UnauthorizedError('Invalid or expired portal session: open a new portal link');
+    return { id: session.id, kind: 'portal', scopes: new Set(PORTAL_SESSION_SCOPES), orgId: session.orgId, expiresAt: session.expiresAt };
+  }
   if (options.jwtVerifier && isJwtShape(token)) return options.jwtVerifier(token);
   throw new UnauthorizedError('Invalid access token');
 }
@@ -62,12 +72,19 @@ export function registerAuth(app: FastifyInstance, options: AuthOptions): void {
   });
 
   app.addHook('onRequest', async (request) => {
-    const { scope, authenticated, public: isPublic } = request.routeOptions.config;
+    const { scope, authenticated, public: isPublic, portal } = request.routeOptions.config;
     if (isPublic) return;
     const principal = await authenticate(request, options);
     request.principal = principal;
     if (principal.kind === 'jwt' && principal.orgId !== options.orgId) {
       throw new ForbiddenError('The access token belongs to another organization');
+    }
+    // Deny by default: a portal session reaches only the routes marked for it, whatever its scopes.
+    if (principal.kind === 'portal' && !portal) {
+      throw new ForbiddenError('A portal session may not call this operation');
+    }
+    if (principal.kind === 'portal' && principal.orgId !== options.orgId) {
+      throw new ForbiddenError('The portal session belongs to another organization');
     }
     if (options.readOnly && !READ_METHODS.has(request.method)) {
       throw new ForbiddenError('The instance is in read-only mode');

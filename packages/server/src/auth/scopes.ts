@@ -10,6 +10,7 @@ export const SCOPES = {
   deliveryManage: 'dp:delivery:manage',
   projectRead: 'dp:project:read',
   projectManage: 'dp:project:manage',
+  portalLinkCreate: 'dp:portal_link:create',
 } as const;
 
 export type Scope = (typeof SCOPES)[keyof typeof SCOPES];
@@ -25,6 +26,19 @@ const SATISFIED_BY: Partial<Record<Scope, Scope[]>> = {
 };
 
 /** The scopes any one of which grants `required`: itself first, then the broader ones. */
+/**
+ * What a consumer-portal session carries: the subscriber-facing operations only. Routes a session
+ * may call are also marked one by one (`portal: true`), so a scope alone never opens a route to it:
+ * `dp:event:publish` lets it send a catalog example as a test event, not publish events of its own.
+ */
+export const PORTAL_SESSION_SCOPES: readonly Scope[] = [
+  SCOPES.subscriberRead,
+  SCOPES.subscriberUpdate,
+  SCOPES.eventRead,
+  SCOPES.eventPublish,
+  SCOPES.deliveryManage,
+];
+
 export function scopesGranting(required: Scope): Scope[] {
   return [required, ...(SATISFIED_BY[required] ?? [])];
 }

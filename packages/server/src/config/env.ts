@@ -36,6 +36,9 @@ export const ENV_NAMES: Record<string, string> = {
   requestTimeoutMs: 'HERALD_REQUEST_TIMEOUT',
   listenGraceMs: 'HERALD_LISTEN_GRACE',
   seedTokensFile: 'HERALD_SEED_TOKENS_FILE',
+  portalName: 'HERALD_PORTAL_NAME',
+  portalColor: 'HERALD_PORTAL_COLOR',
+  portalFrameAncestors: 'HERALD_PORTAL_FRAME_ANCESTORS',
   'jwt.jwksUrl': 'HERALD_JWT_JWKS_URL',
   'jwt.publicKeyPem': 'HERALD_JWT_PUBLIC_KEY',
   'jwt.issuer': 'HERALD_JWT_ISSUER',
@@ -150,5 +153,9 @@ export function configFromEnv(env: Env, readFile: (path: string) => string): Raw
   set('requestTimeoutMs', text('HERALD_REQUEST_TIMEOUT') && durationOrRaw(text('HERALD_REQUEST_TIMEOUT')!));
   set('listenGraceMs', text('HERALD_LISTEN_GRACE') && durationOrRaw(text('HERALD_LISTEN_GRACE')!));
   set('seedTokensFile', text('HERALD_SEED_TOKENS_FILE'));
+  set('portalName', text('HERALD_PORTAL_NAME'));
+  set('portalColor', text('HERALD_PORTAL_COLOR'));
+  // Space- or comma-separated, as CSP writes its sources or as other lists here are written.
+  set('portalFrameAncestors', text('HERALD_PORTAL_FRAME_ANCESTORS')?.split(/[\s,]+/).filter(Boolean));
   return raw;
 }

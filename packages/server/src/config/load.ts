@@ -92,6 +92,10 @@ function semanticProblems(config: HostConfig, fromEnv: RawConfig): string[] {
   if (config.headersTimeoutMs > config.requestTimeoutMs) {
     problems.push(`headersTimeoutMs (HERALD_HEADERS_TIMEOUT): must be at most requestTimeoutMs (HERALD_REQUEST_TIMEOUT), ${config.requestTimeoutMs}`);
   }
+  // CSP reads 'none' beside other sources as a policy error, so browsers would ignore the directive.
+  if (config.portalFrameAncestors.includes("'none'") && config.portalFrameAncestors.length > 1) {
+    problems.push("portalFrameAncestors (HERALD_PORTAL_FRAME_ANCESTORS): 'none' must stand alone");
+  }
   problems.push(...eventTypeProblems(config));
   return problems;
 }

@@ -44,6 +44,9 @@ export const EventTypeConfig = Type.Object(
   { additionalProperties: false },
 );
 
+/** A CSP frame-ancestors source the portal accepts: 'self', 'none', or an http(s) origin (a leading `*.` allowed). */
+export const FRAME_ANCESTOR_PATTERN = "^('self'|'none'|https?://(\\*\\.)?[A-Za-z0-9-]+(\\.[A-Za-z0-9-]+)*(:[0-9]{1,5})?)$";
+
 export const HostConfig = Type.Object(
   {
     host: Type.String({ minLength: 1, default: '127.0.0.1' }),
@@ -124,6 +127,18 @@ export const HostConfig = Type.Object(
       Type.Integer({ minimum: 0, maximum: 600_000, description: 'How long a `herald webhooks listen` listener waits for its CLI to resume a dropped stream (default 60 s; 0: deleted at once).' }),
     ),
     eventTypes: Type.Array(EventTypeConfig, { default: [] }),
+    portalName: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 80, pattern: '^[^\\u0000-\\u001f\\u007f]+$', description: "The sender's name shown in the consumer portal (default: the org handle)." }),
+    ),
+    portalColor: Type.Optional(
+      Type.String({ pattern: '^#[0-9A-Fa-f]{6}$', description: "The sender's colour in the consumer portal, `#rrggbb`." }),
+    ),
+    portalFrameAncestors: Type.Array(Type.String({ pattern: FRAME_ANCESTOR_PATTERN }), {
+      default: ["'self'"],
+      minItems: 1,
+      maxItems: 20,
+      description: "Who may frame the consumer portal (CSP frame-ancestors): origins such as https://app.example.com, or 'self'.",
+    }),
     seedTokensFile: Type.Optional(
       Type.String({ minLength: 1, description: 'JSON file of [{name, token, scopes}]: API tokens upserted by name at start.' }),
     ),

@@ -2,7 +2,7 @@
 // that only talks to this origin's API, so its policy can be strict: no inline script or style, no
 // other origin to fetch from or be framed by, and forms that cannot submit anywhere by themselves
 // (the app handles every submit in script, so a pasted token never leaves in a URL).
-export const CONSOLE_CSP = [
+const CSP_WITHOUT_FRAMING = [
   "default-src 'self'",
   "script-src 'self'",
   "style-src 'self'",
@@ -12,8 +12,9 @@ export const CONSOLE_CSP = [
   "object-src 'none'",
   "base-uri 'none'",
   "form-action 'none'",
-  "frame-ancestors 'none'",
-].join('; ');
+];
+
+export const CONSOLE_CSP = [...CSP_WITHOUT_FRAMING, "frame-ancestors 'none'"].join('; ');
 
 export const CONSOLE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'content-security-policy': CONSOLE_CSP,
@@ -21,6 +22,17 @@ export const CONSOLE_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   'referrer-policy': 'no-referrer',
   'cross-origin-opener-policy': 'same-origin',
 };
+
+/**
+ * The consumer portal's page is the one thing meant to be framed: by the sender's own site, named
+ * in configuration (HERALD_PORTAL_FRAME_ANCESTORS, checked at start). Everything else stays as strict.
+ */
+export function portalSecurityHeaders(frameAncestors: readonly string[]): Readonly<Record<string, string>> {
+  return {
+    ...CONSOLE_SECURITY_HEADERS,
+    'content-security-policy': [...CSP_WITHOUT_FRAMING, `frame-ancestors ${frameAncestors.join(' ')}`].join('; '),
+  };
+}
 
 /** Vite names built chunks with a content hash under assets/: a new build means new names. */
 export const IMMUTABLE = 'public, max-age=31536000, immutable';

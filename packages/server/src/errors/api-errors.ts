@@ -24,3 +24,10 @@ export class UnsupportedMediaTypeError extends HeraldError {
     super('UNSUPPORTED_MEDIA_TYPE', message);
   }
 }
+
+/** Something that existed is no longer usable (a spent or expired portal link) → 410. */
+export class GoneError extends HeraldError {
+  constructor(message: string) {
+    super('GONE', message);
+  }
+}

@@ -10,6 +10,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   403: 'Missing scope, foreign organization or read-only mode (FORBIDDEN)',
   404: 'Resource not found (ORG_NOT_FOUND)',
   409: 'Conflicts with an existing resource (CONFLICT)',
+  410: 'The portal link was already used or has expired (GONE)',
   413: 'Request body larger than 1 MiB (PAYLOAD_TOO_LARGE)',
   415: 'Request body is not JSON (UNSUPPORTED_MEDIA_TYPE)',
   500: 'Unexpected server error (INTERNAL_SERVER_ERROR); the message names the request id',
@@ -17,7 +18,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
 };
 
 /** Every route can answer 400 (query/path), 401, 403, 500 and 503; callers add what else applies. */
-export function errorResponses(...extra: Array<404 | 409 | 413 | 415>) {
+export function errorResponses(...extra: Array<404 | 409 | 410 | 413 | 415>) {
   const statuses = [400, 401, 403, ...extra, 500, 503];
   return Object.fromEntries(
     statuses.map((status) => [
@@ -33,7 +34,7 @@ export function errorResponses(...extra: Array<404 | 409 | 413 | 415>) {
 }
 
 /** Body-carrying routes also document the body-level failures. */
-export function bodyErrorResponses(...extra: Array<404 | 409>) {
+export function bodyErrorResponses(...extra: Array<404 | 409 | 410>) {
   return errorResponses(...extra, 413, 415);
 }
 
@@ -66,7 +67,9 @@ export function acceptMissingBody(route: RouteOptions): void {
 
 export function coreScope(request: FastifyRequest, orgId: string): { orgId: string; actor: string } {
   // The auth hook runs before every handler of these plugins and always sets the principal.
-  return { orgId, actor: request.principal!.id };
+  const principal = request.principal!;
+  // A portal session's tenant comes from its credential, never from the URL or the body.
+  return { orgId: principal.kind === 'portal' ? principal.orgId! : orgId, actor: principal.id };
 }
 
 /**

@@ -12,7 +12,9 @@ export interface MeRouteOptions {
 export const Me = Type.Object(
   {
     principal: Type.String({ description: 'Id recorded as createdBy/updatedBy: the API token\'s principal (tok_…) or the JWT subject.' }),
-    kind: Type.Union([Type.Literal('api-token'), Type.Literal('jwt')]),
+    kind: Type.Union([Type.Literal('api-token'), Type.Literal('jwt'), Type.Literal('portal')], {
+      description: '`portal`: a consumer-portal session (docs/console.md), confined to orgId and the subscriber-facing operations.',
+    }),
     name: Type.Optional(Type.String({ description: 'The API token\'s name, or the JWT\'s name claim.' })),
     scopes: Type.Array(Type.String(), { description: 'Scopes the credential carries, sorted.' }),
     orgId: Type.String(),
@@ -39,7 +41,7 @@ export const meRoutes: FastifyPluginAsyncTypebox<MeRouteOptions> = async (app, o
     '/me',
     {
       // Any valid credential may ask who it is: no scope is needed to learn one's own identity.
-      config: { authenticated: true },
+      config: { authenticated: true, portal: true },
       schema: {
         operationId: 'getMe',
         summary: 'The authenticated caller: principal id, credential kind, scopes, org',
@@ -57,7 +59,7 @@ export const meRoutes: FastifyPluginAsyncTypebox<MeRouteOptions> = async (app, o
         ...(principal.name !== undefined ? { name: principal.name } : {}),
         scopes: [...principal.scopes].sort(),
         // A JWT of another org never gets here (403 in the auth hook), so this is the caller's org too.
-        orgId: options.orgId,
+        orgId: principal.kind === 'portal' ? principal.orgId! : options.orgId,
         ...(principal.expiresAt ? { expiresAt: principal.expiresAt.toISOString() } : {}),
       };
     },

@@ -28,7 +28,7 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> 
   app.get(
     '/webhook-events',
     {
-      config: { scope: SCOPES.eventRead },
+      config: { scope: SCOPES.eventRead, portal: true },
       schema: {
         operationId: 'listWebhookEvents',
         summary: 'List webhook events (newest first), each with a summary of its delivery rows',
@@ -43,7 +43,7 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> 
   app.get(
     '/webhook-events/:eventId',
     {
-      config: { scope: SCOPES.eventRead },
+      config: { scope: SCOPES.eventRead, portal: true },
       schema: {
         operationId: 'getWebhookEvent',
         summary: 'Get a webhook event with the full details (attempt history) of every delivery row',
@@ -120,7 +120,7 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> 
   app.post(
     '/webhook-events/:eventId/redeliver',
     {
-      config: { scope: SCOPES.deliveryManage },
+      config: { scope: SCOPES.deliveryManage, portal: true },
       schema: {
         operationId: 'redeliverWebhookEvent',
         summary: 'Deliver an event again to every subscriber it was delivered to (extension)',
@@ -136,7 +136,7 @@ export const webhookEventRoutes: FastifyPluginAsyncTypebox<WebhookRouteOptions> 
   app.post(
     '/webhook-events/:eventId/deliveries/:deliveryId/retry',
     {
-      config: { scope: SCOPES.deliveryManage },
+      config: { scope: SCOPES.deliveryManage, portal: true },
       schema: {
         operationId: 'retryWebhookDelivery',
         summary: 'Retry one delivery row of an event now (extension)',

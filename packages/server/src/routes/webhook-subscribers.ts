@@ -55,7 +55,7 @@ export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOpti
   app.get(
     '/webhook-subscribers',
     {
-      config: { scope: SCOPES.subscriberRead },
+      config: { scope: SCOPES.subscriberRead, portal: true },
       schema: {
         operationId: 'listWebhookSubscribers',
         summary: 'List webhook subscribers (oldest first)',
@@ -70,7 +70,7 @@ export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOpti
   app.get(
     '/webhook-subscribers/:subscriberId',
     {
-      config: { scope: SCOPES.subscriberRead },
+      config: { scope: SCOPES.subscriberRead, portal: true },
       schema: {
         operationId: 'getWebhookSubscriber',
         summary: 'Get a webhook subscriber',
@@ -87,7 +87,7 @@ export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOpti
     '/webhook-subscribers/:subscriberId',
     {
       // The spec makes the update body optional: no body changes nothing.
-      config: { scope: SCOPES.subscriberUpdate, optionalBody: true },
+      config: { scope: SCOPES.subscriberUpdate, portal: true, optionalBody: true },
       schema: {
         operationId: 'updateWebhookSubscriber',
         summary: 'Update a webhook subscriber (only supplied fields change)',
@@ -145,7 +145,7 @@ export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOpti
   app.get(
     '/webhook-subscribers/:subscriberId/deliveries',
     {
-      config: { scope: SCOPES.subscriberRead },
+      config: { scope: SCOPES.subscriberRead, portal: true },
       schema: {
         operationId: 'listWebhookSubscriberDeliveries',
         summary: "A subscriber's most recent delivery attempts, newest first",

@@ -17,7 +17,7 @@ import { PublishHint } from './PublishHint';
 import { RetentionNote } from './RetentionNote';
 
 export function EventsList({ offset, status }: { offset: number; status?: EventStatus }) {
-  const { api, can } = useSession();
+  const { api, can, portal } = useSession();
   const [live, setLive] = useState(true);
   const poll = usePolling(() => api.listEvents(offset, status), `events:${status ?? ''}:${offset}`, live);
   const page = poll.data;
@@ -49,7 +49,7 @@ export function EventsList({ offset, status }: { offset: number; status?: EventS
       {!can.readEvents.allowed && <p class="notice">{can.readEvents.reason} The list below will be refused.</p>}
       {poll.error && <ErrorNotice error={poll.error} />}
       {poll.loading && <p aria-busy="true">Loading events…</p>}
-      {page && page.pagination.total === 0 && (status ? <p class="empty">No event is {statusLabel(status).toLowerCase()}. Choose “All statuses” to see the others.</p> : <PublishHint />)}
+      {page && page.pagination.total === 0 && (status ? <p class="empty">No event is {statusLabel(status).toLowerCase()}. Choose “All statuses” to see the others.</p> : portal ? <p class="empty">No events yet.</p> : <PublishHint />)}
       {page && page.pagination.total > 0 && (
         <>
           <div class="table-wrap">
@@ -96,7 +96,8 @@ export function EventsList({ offset, status }: { offset: number; status?: EventS
           This page is past the last event. <a href={href({ name: 'events', offset: 0, status })}>Go to the newest events</a>.
         </p>
       )}
-      <RetentionNote />
+      {/* Retention is the sender's setting, which a portal session may not read. */}
+      {!portal && <RetentionNote />}
     </>
   );
 }

@@ -15,11 +15,12 @@ import { useAction } from '../../ui/use-action';
 import { HealthFacts } from './HealthNote';
 import { RecentDeliveries } from './RecentDeliveries';
 import { RecoverDeliveries } from './RecoverDeliveries';
+import { SendTestEvent } from './SendTestEvent';
 import { RotateSecret } from './RotateSecret';
 import { isEveryEvent } from './subscriber-form-model';
 
 export function SubscriberDetail({ id }: { id: string }) {
-  const { api, can, notify } = useSession();
+  const { api, can, notify, portal } = useSession();
   const poll = usePolling(() => api.getSubscriber(id), `subscriber:${id}`, false);
   const action = useAction();
   const [confirmDelete, setConfirmDelete] = useState(false);
@@ -69,11 +70,13 @@ export function SubscriberDetail({ id }: { id: string }) {
             <button type="button" class="button" disabled={!can.updateSubscriber.allowed} aria-describedby={describedBy(can.updateSubscriber.allowed)} aria-expanded={rotating} onClick={() => setRotating(!rotating)}>
               Rotate secret
             </button>
-            <button type="button" class="button danger" disabled={!can.deleteSubscriber.allowed || action.busy} aria-describedby={describedBy(can.deleteSubscriber.allowed)} onClick={() => setConfirmDelete(true)}>
-              Delete
-            </button>
+            {!portal && (
+              <button type="button" class="button danger" disabled={!can.deleteSubscriber.allowed || action.busy} aria-describedby={describedBy(can.deleteSubscriber.allowed)} onClick={() => setConfirmDelete(true)}>
+                Delete
+              </button>
+            )}
           </div>
-          <ActionReasons id={reasonsId} capabilities={[can.updateSubscriber, can.deleteSubscriber]} />
+          <ActionReasons id={reasonsId} capabilities={portal ? [can.updateSubscriber] : [can.updateSubscriber, can.deleteSubscriber]} />
           {action.error && <ErrorNotice error={action.error} />}
           {rotating && (
             <RotateSecret
@@ -125,7 +128,9 @@ export function SubscriberDetail({ id }: { id: string }) {
               )}
             </dd>
           </dl>
-          <RecoverDeliveries id={id} enabled={subscriber.enabled} onCompleted={poll.refresh} />
+          {/* Recovery replays a range in bulk: the sender's operation, not the consumer's. */}
+          {!portal && <RecoverDeliveries id={id} enabled={subscriber.enabled} onCompleted={poll.refresh} />}
+          {can.sendTestEvent.allowed && can.readEvents.allowed && <SendTestEvent />}
           <RecentDeliveries id={id} />
           <ConfirmDialog
             open={confirmDelete}

@@ -38,7 +38,7 @@ function EmptySubscribers({ canCreate }: { canCreate: boolean }) {
 }
 
 export function SubscribersList({ offset }: { offset: number }) {
-  const { api, can } = useSession();
+  const { api, can, portal } = useSession();
   const [search, setSearch] = useState('');
   const poll = usePolling(() => api.listSubscribers(offset), `subscribers:${offset}`, false);
   const page = poll.data;
@@ -49,15 +49,17 @@ export function SubscribersList({ offset }: { offset: number }) {
       <div class="screen-head">
         <PageHeading focusKey={`subscribers:${offset}`}>Subscribers</PageHeading>
         <div class="actions">
-          <button type="button" class="button primary" disabled={!can.createSubscriber.allowed} aria-describedby={can.createSubscriber.allowed ? undefined : "subscribers-reasons"} onClick={() => navigate({ name: 'subscriber-new' })}>
-            New subscriber
-          </button>
+          {!portal && (
+            <button type="button" class="button primary" disabled={!can.createSubscriber.allowed} aria-describedby={can.createSubscriber.allowed ? undefined : "subscribers-reasons"} onClick={() => navigate({ name: 'subscriber-new' })}>
+              New subscriber
+            </button>
+          )}
           <button type="button" class="button" onClick={poll.refresh}>
             Refresh
           </button>
         </div>
       </div>
-      <ActionReasons id="subscribers-reasons" capabilities={[can.createSubscriber]} />
+      {!portal && <ActionReasons id="subscribers-reasons" capabilities={[can.createSubscriber]} />}
       {!can.readSubscribers.allowed && <p class="notice">{can.readSubscribers.reason} The list below will be refused.</p>}
       {poll.error && <ErrorNotice error={poll.error} />}
       {poll.loading && <p aria-busy="true">Loading subscribers…</p>}
