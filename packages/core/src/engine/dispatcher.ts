@@ -43,7 +43,7 @@ import { OutcomeBatcher } from './outcome-batcher.js';
 import { Slots } from './slots.js';
 import type { LoopState } from './stall-watch.js';
 import type { DeliveryStats } from './stats.js';
-import type { DeliveryStore, Outcome } from './store/index.js';
+import type { DeliveryStore } from './store/index.js';
 import { SubscriberGates } from './subscriber-gates.js';
 
 export interface DispatcherDeps {
@@ -297,7 +297,7 @@ export class Dispatcher implements FastPath {
           ? 'Cancelled: the subscriber was disabled before this delivery was attempted'
           : 'Cancelled: the subscriber was deleted before this delivery was attempted';
         this.observer.cancelled();
-        this.record({ row, fields: cancelledFields(reason, this.now()) }, release);
+        this.outcomes.record({ row, fields: cancelledFields(reason, this.now()) }, release);
         return;
       }
       // No event to build the body from (its master key is gone): the lease expires and the row is
@@ -309,7 +309,7 @@ export class Dispatcher implements FastPath {
       // Hand it back at once (not counted as an attempt) rather than wait for the lease to expire.
       if (row.leaseUntil && startedAt.getTime() + subscriber.timeoutMs > row.leaseUntil.getTime()) {
         this.observer.handedBack(row);
-        this.record({ row, fields: handedBackFields(startedAt) }, release);
+        this.outcomes.record({ row, fields: handedBackFields(startedAt) }, release);
         return;
       }
       const gates = this.slots.gates;
@@ -326,7 +326,7 @@ export class Dispatcher implements FastPath {
       if (result.kind === 'error' && this.shutdown.signal.aborted) {
         observed.end(result, 'INTERRUPTED', finishedAt);
         const record = attemptRecord(attemptsMade, startedAt, { ...result, errorClass: 'INTERRUPTED', message: INTERRUPTED_BY_SHUTDOWN });
-        this.record({ row, fields: interruptedFields(row, startedAt, finishedAt), attempt: attemptDocument(row, record) }, release);
+        this.outcomes.record({ row, fields: interruptedFields(row, startedAt, finishedAt), attempt: attemptDocument(row, record) }, release);
         return;
       }
       const verdict = decide(
@@ -345,17 +345,13 @@ export class Dispatcher implements FastPath {
       }, finishedAt.getTime());
       if (verdict.status === 'FAILED') this.deps.onExhausted?.(row, attemptsMade, verdict.reason);
       const record = attemptRecord(attemptsMade, startedAt, result);
-      this.record({ row, fields: outcomeFields({ row, record, verdict, now: finishedAt, encryptedFields }), attempt: attemptDocument(row, record) }, release);
+      this.outcomes.record({ row, fields: outcomeFields({ row, record, verdict, now: finishedAt, encryptedFields }), attempt: attemptDocument(row, record) }, release);
     } catch (error) {
       this.observer.notPrepared(row, error);
     } finally {
       // Not recorded (left for lease recovery): nothing to wait for.
       if (!this.outcomes.holds(release)) release();
     }
-  }
-
-  private record(outcome: Outcome, release: () => void): void {
-    this.outcomes.record(outcome, release);
   }
 
   // ── bookkeeping ──────────────────────────────────────────────────────────────────────────────
