@@ -1,6 +1,6 @@
 // The TypeScript types of the host's HTTP API for its clients in this repository (the console and
-// the operator), written by openapi-typescript from the documents the host serves. Each client
-// gets its own copy inside its package: neither imports anything of the server's, types included.
+// the operator), written by openapi-typescript from the documents the host serves into a package of
+// types alone (@herald/api-types): the clients import them, and nothing of the server's.
 import openapiTS, { astToString } from 'openapi-typescript';
 import { API_DOCUMENTS, servedDocuments, type ApiName } from './documents.js';
 
@@ -8,9 +8,9 @@ import { API_DOCUMENTS, servedDocuments, type ApiName } from './documents.js';
 export const API_TYPES_COMMAND = 'npm run api-types';
 
 /** Where each document's types go, relative to the repository's root. */
-export const API_TYPE_FILES: Record<ApiName, readonly string[]> = {
-  webhooks: ['packages/console/src/api/webhooks.gen.ts', 'packages/operator/src/herald/webhooks.gen.ts'],
-  management: ['packages/console/src/api/management.gen.ts', 'packages/operator/src/herald/management.gen.ts'],
+export const API_TYPE_FILES: Record<ApiName, string> = {
+  webhooks: 'packages/api-types/webhooks.d.ts',
+  management: 'packages/api-types/management.d.ts',
 };
 
 function header(name: ApiName): string {
@@ -26,8 +26,7 @@ export async function generatedApiTypes(): Promise<Map<string, string>> {
   const files = new Map<string, string>();
   for (const name of Object.keys(API_TYPE_FILES) as ApiName[]) {
     const nodes = await openapiTS(documents[name] as Parameters<typeof openapiTS>[0], { silent: true });
-    const text = header(name) + astToString(nodes);
-    for (const path of API_TYPE_FILES[name]) files.set(path, text);
+    files.set(API_TYPE_FILES[name], header(name) + astToString(nodes));
   }
   return files;
 }

@@ -1,9 +1,9 @@
 // The shapes of the public HTTP API that the console reads and writes, named for the console. They
-// are the served OpenAPI documents' own (webhooks.gen.ts, management.gen.ts: generated, checked by
-// a test against what the host serves), not imported from the server's packages: the console is a
+// are the served OpenAPI documents' own (@herald/api-types: generated, checked by a test
+// against what the host serves), not imported from the server's packages: the console is a
 // client of the API, like any other, and ships none of their code.
-import type { components as ManagementApi } from './management.gen';
-import type { components as WebhookApi } from './webhooks.gen';
+import type { components as ManagementApi } from '@herald/api-types/management';
+import type { components as WebhookApi } from '@herald/api-types/webhooks';
 
 type Webhooks = WebhookApi['schemas'];
 

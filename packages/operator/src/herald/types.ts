@@ -1,9 +1,9 @@
 // The slice of Herald's HTTP API the operator uses: subscribers (spec section B, /api/v0.9) and
-// /api/v1/me. The shapes are the served OpenAPI documents' own (webhooks.gen.ts, management.gen.ts:
+// /api/v1/me. The shapes are the served OpenAPI documents' own (@herald/api-types:
 // generated, checked by a test against what the host serves); the operator imports nothing of the
 // server's packages.
-import type { components as ManagementApi } from './management.gen.js';
-import type { components as WebhookApi } from './webhooks.gen.js';
+import type { components as ManagementApi } from '@herald/api-types/management';
+import type { components as WebhookApi } from '@herald/api-types/webhooks';
 
 type Webhooks = WebhookApi['schemas'];
 
