@@ -7,13 +7,13 @@ import { findRows } from '../deliveries/rows.js';
 import { ConflictError, HeraldError, isHeraldError, NotFoundError, ValidationError } from '../errors/index.js';
 import { isStoreUnavailable, StoreUnavailableError } from '../storage/availability.js';
 import { isDuplicateKeyError } from '../storage/collections.js';
-import { EVENT_LIST_ORDER } from '../storage/indexes.js';
 import type { EventDocument } from '../storage/documents.js';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { PublishEventInput } from '../schemas/index.js';
 import { traceparentOf, tracer } from '../tracing.js';
 import type { EventService, PublishManyResult, PublishResult, Scope } from '../types.js';
-import { validateEventStatus, validatePageQuery } from '../validation/page.js';
+import { validateCursorPageQuery, validateEventStatus } from '../validation/page.js';
+import { eventListCursor, eventListQuery, readEventListCursor } from './list-query.js';
 import { newEventDocument } from './event-document.js';
 import { completeFanOut, eventPayload, sealSensitive } from './fan-out.js';
 import { eraseEvent } from './erase.js';
@@ -171,20 +171,27 @@ export function createEventService(context: CoreContext): InternalEventService {
     },
 
     async list(scope, query = {}) {
-      const { limit, offset } = validatePageQuery(query);
+      const { limit, offset: requestedOffset, cursor } = validateCursorPageQuery(query);
       const status = validateEventStatus(query.status);
-      const filter = status === undefined ? { orgId: scope.orgId } : { orgId: scope.orgId, status };
-      const [events, total] = await Promise.all([
+      const position = cursor === undefined ? undefined : readEventListCursor(scope.orgId, status, cursor);
+      const offset = position?.offset ?? requestedOffset;
+      const page = eventListQuery(scope.orgId, status, position?.after);
+      const total = status === undefined ? { orgId: scope.orgId } : { orgId: scope.orgId, status };
+      // One more than the page, to know whether a next page exists without counting.
+      const [found, count] = await Promise.all([
         collections.events
-          .find(filter, { projection: { data: 0, sealedSensitive: 0, subscriberIds: 0, requestFingerprint: 0 } })
-          .sort(EVENT_LIST_ORDER)
-          .skip(offset)
-          .limit(limit)
+          .find(page.filter, { projection: { data: 0, sealedSensitive: 0, subscriberIds: 0, requestFingerprint: 0 } })
+          .sort(page.sort)
+          .skip(position ? 0 : offset)
+          .limit(limit + 1)
           .toArray(),
-        collections.events.countDocuments(filter),
+        collections.events.countDocuments(total),
       ]);
+      const events = found.slice(0, limit);
       const list = await summaries(events);
-      return { list, count: list.length, pagination: { total, limit, offset } };
+      const last = events.at(-1);
+      const nextCursor = found.length > limit && last ? eventListCursor(scope.orgId, status, last, offset + events.length) : undefined;
+      return { list, count: list.length, pagination: { total: count, limit, offset }, ...(nextCursor ? { nextCursor } : {}) };
     },
 
     get: detail,
