@@ -6,6 +6,7 @@ import { collectionsFor } from '../src/storage/collections.js';
 import { encodeCursor } from '../src/validation/cursor.js';
 import { expectMatchesSchema } from './schema-check.js';
 import { openTestHerald, type TestHerald } from './helpers.js';
+import type { DeliveryDocument } from '../src/storage/documents.js';
 
 let t: TestHerald;
 const org: Scope = { orgId: 'org-cursors', actor: 'alice' };
@@ -108,5 +109,78 @@ describe('events list by cursor', () => {
     // Well formed, but not the shape of this list's position.
     const wrongShape = encodeCursor(org.orgId, { kind: 'events', scope: '', after: ['not-a-time', 'id'], offset: 0 });
     expect((await refusal(org, { cursor: wrongShape }))[0]!.message).toMatch(/not a cursor this API issued/);
+  });
+});
+
+describe("a subscriber's deliveries by cursor", () => {
+  const subscriber = { displayName: 'Paged', targetUrl: 'https://example.com/paged', events: ['doc.*'] };
+  let expected: string[] = [];
+
+  beforeAll(async () => {
+    await t.herald.subscribers.create(org, { ...subscriber, id: 'paged' });
+    await t.herald.subscribers.create(org, { ...subscriber, id: 'paged-other' });
+    const collections = collectionsFor(t.database.db, 'herald_');
+    const internalId = (await collections.subscribers.findOne({ orgId: org.orgId, handle: 'paged' }))!._id;
+    // 130 rows: attempted ones (four share each attempt instant, pairs share a creation instant too)
+    // and never-attempted ones (null), some in the queue, the rest in the history.
+    const rows: DeliveryDocument[] = [];
+    for (let index = 0; index < 130; index++) {
+      const attempted = index % 5 !== 0;
+      rows.push({
+        _id: `row-${String(index).padStart(3, '0')}`,
+        orgId: org.orgId,
+        eventId: `ev-${index}`,
+        subscriberId: internalId,
+        subscriberHandle: 'paged',
+        targetUrl: subscriber.targetUrl,
+        eventType: 'doc.saved',
+        occurredAt: new Date(Date.UTC(2030, 1, 1)),
+        status: attempted ? (index % 7 === 0 ? 'FAILED' : 'DELIVERED') : 'PENDING',
+        attempts: attempted ? 1 : 0,
+        nextAttemptAt: null,
+        lastHttpStatus: attempted ? 200 : null,
+        lastError: null,
+        lastAttemptAt: attempted ? new Date(Date.UTC(2030, 1, 2, 0, 0, Math.floor(index / 4))) : null,
+        deliveredAt: null,
+        encryptedFields: [],
+        createdAt: new Date(Date.UTC(2030, 1, 1, 0, 0, Math.floor(index / 2))),
+        updatedAt: new Date(Date.UTC(2030, 1, 1)),
+      } as unknown as DeliveryDocument);
+    }
+    const queued = rows.filter((row) => row.status === 'PENDING');
+    await collections.queue.insertMany(queued);
+    await collections.deliveries.insertMany(rows.filter((row) => row.status !== 'PENDING'));
+    const time = (date: Date | null) => date?.getTime() ?? Number.NEGATIVE_INFINITY;
+    expected = [...rows]
+      .sort((a, b) => time(b.lastAttemptAt) - time(a.lastAttemptAt) || b.createdAt.getTime() - a.createdAt.getTime() || (a._id < b._id ? 1 : -1))
+      .map((row) => row._id);
+  }, 60_000);
+
+  test('walks every row once in the order of the first page, never-attempted ones last', async () => {
+    const first = await t.herald.subscribers.deliveriesPage(org, 'paged');
+    expectMatchesSchema(schemas.WebhookSubscriberDeliveryList, first);
+    expect(first.list.map((row) => row.deliveryId)).toEqual(expected.slice(0, 50));
+    expect(await t.herald.subscribers.deliveries(org, 'paged')).toEqual(first.list);
+    const second = await t.herald.subscribers.deliveriesPage(org, 'paged', { cursor: first.nextCursor! });
+    const third = await t.herald.subscribers.deliveriesPage(org, 'paged', { cursor: second.nextCursor! });
+    expect([...first.list, ...second.list, ...third.list].map((row) => row.deliveryId)).toEqual(expected);
+    expect(third.list).toHaveLength(30);
+    expect(third.nextCursor).toBeUndefined();
+    expectMatchesSchema(schemas.WebhookSubscriberDeliveryList, third);
+  });
+
+  test("another subscriber's or list's cursor, or a bad one, is a ValidationError on `cursor`", async () => {
+    const first = await t.herald.subscribers.deliveriesPage(org, 'paged');
+    const refusal = async (handle: string, cursor: unknown) => {
+      const error = await t.herald.subscribers.deliveriesPage(org, handle, { cursor: cursor as string }).then(() => undefined, (caught: unknown) => caught);
+      expect(error).toBeInstanceOf(ValidationError);
+      return (error as ValidationError).errors;
+    };
+    expect((await refusal('paged-other', first.nextCursor))[0]).toEqual({ field: 'cursor', message: expect.stringMatching(/another filter/) });
+    const eventsCursor = (await t.herald.events.list(org, { limit: 1 })).nextCursor;
+    expect((await refusal('paged', eventsCursor))[0]!.message).toMatch(/another list/);
+    expect((await refusal('paged', 'nonsense'))[0]!.field).toBe('cursor');
+    const error = await t.herald.subscribers.deliveriesPage(other, 'paged', { cursor: first.nextCursor! }).then(() => undefined, (caught: unknown) => caught);
+    expect((error as Error).name).toBe('NotFoundError'); // another org's subscriber is not found before its cursor is read
   });
 });
