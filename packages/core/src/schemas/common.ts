@@ -111,6 +111,16 @@ export const Offset = Type.Integer({
   description: 'Records to skip (0 to 2^53 − 1, default 0).',
 });
 
+/**
+ * `offset` of a list that pages by cursor as well: no schema default, since a default filled in by
+ * the validator could not be told from an offset the client sent beside its cursor (refused).
+ */
+export const OffsetBesideCursor = Type.Integer({
+  minimum: 0,
+  maximum: OFFSET_MAX,
+  description: 'Records to skip (0 to 2^53 − 1, default 0). Not with `cursor`: a deep offset is read through every record before it, a cursor is not.',
+});
+
 export const PageQuery = Type.Object(
   { limit: Type.Optional(Limit), offset: Type.Optional(Offset) },
   { additionalProperties: false },

@@ -21,19 +21,34 @@ export interface DeliveryPosition {
   id: string;
 }
 
+export interface DeliveriesQuery {
+  filter: Filter<DeliveryDocument>;
+  sort: typeof SUBSCRIBER_DELIVERIES_ORDER;
+}
+
 /**
- * After a position the filter is an `$or` whose every branch names the subscriber and bounds one
- * stretch of the order: each is a range of the index `subscriber_recent_order`, which gives them in
- * the order already, so the store merges them rather than sorting the subscriber's rows.
+ * The queries of one page, to run in turn until the page is full: each gives one stretch of the
+ * order. After a position, a range bounds the index scan — on `lastAttemptAt` after an attempted
+ * row, on `createdAt` among the never-attempted ones (`lastAttemptAt` null, which come after every
+ * attempted row: a second query) — and an `$or` of index keys drops what the previous page already
+ * had at that same instant. Every query names the subscriber by equality beside it: MongoDB scans
+ * `subscriber_recent_order` over that range only, in order; FerretDB v1 hands the equality to
+ * PostgreSQL (it hands over no part of a filter that is an `$or` at its root).
  */
-export function subscriberDeliveriesQuery(subscriberId: string, after?: DeliveryPosition) {
-  if (!after) return { filter: { subscriberId } as Filter<DeliveryDocument>, sort: SUBSCRIBER_DELIVERIES_ORDER };
-  const sameInstant = [
-    { subscriberId, lastAttemptAt: after.lastAttemptAt, createdAt: { $lt: after.createdAt } },
-    { subscriberId, lastAttemptAt: after.lastAttemptAt, createdAt: after.createdAt, _id: { $lt: after.id } },
-  ];
-  const branches = after.lastAttemptAt === null ? sameInstant : [{ subscriberId, lastAttemptAt: { $lt: after.lastAttemptAt } }, { subscriberId, lastAttemptAt: null }, ...sameInstant];
-  return { filter: { $or: branches } as Filter<DeliveryDocument>, sort: SUBSCRIBER_DELIVERIES_ORDER };
+export function subscriberDeliveriesQueries(subscriberId: string, after?: DeliveryPosition): DeliveriesQuery[] {
+  const sort = SUBSCRIBER_DELIVERIES_ORDER;
+  if (!after) return [{ filter: { subscriberId }, sort }];
+  const neverAttempted = { subscriberId, lastAttemptAt: null };
+  const sameCreation = { createdAt: after.createdAt, _id: { $lt: after.id } };
+  if (after.lastAttemptAt === null) {
+    return [{ filter: { ...neverAttempted, createdAt: { $lte: after.createdAt }, $or: [{ createdAt: { $lt: after.createdAt } }, sameCreation] }, sort }];
+  }
+  const olderAttempts: Filter<DeliveryDocument> = {
+    subscriberId,
+    lastAttemptAt: { $lte: after.lastAttemptAt },
+    $or: [{ lastAttemptAt: { $lt: after.lastAttemptAt } }, { createdAt: { $lt: after.createdAt } }, sameCreation],
+  };
+  return [{ filter: olderAttempts, sort }, { filter: neverAttempted, sort }];
 }
 
 /** A cursor is valid for the subscriber it came from only; its internal id is not shown, so a digest of it. */

@@ -14,7 +14,7 @@ import { newSubscriberDocument, patchedSubscriberDocument, type ChangeContext } 
 import { principalsOf, SYSTEM_ACTOR, toListItem, toResponse } from './mapping.js';
 import { findByHandle, forgetHandle, rememberHandle } from './handle-index.js';
 import { previewFilter } from './filter-preview.js';
-import { readSubscriberDeliveriesCursor, subscriberDeliveriesCursor, subscriberDeliveriesQuery } from './deliveries-query.js';
+import { readSubscriberDeliveriesCursor, subscriberDeliveriesCursor, subscriberDeliveriesQueries } from './deliveries-query.js';
 import { bumpSubscribersRevision } from './directory.js';
 import { isPossibleHandle, validateSubscriberCreate, validateSubscriberUpdate } from './validation.js';
 
@@ -56,12 +56,18 @@ export function createSubscriberService(context: CoreContext): SubscriberService
   async function deliveriesPage(scope: Scope, handle: string, query: { cursor?: unknown } = {}): Promise<SubscriberDeliveryPage> {
     const subscriber = await load(scope, handle);
     const position = query.cursor === undefined ? undefined : readSubscriberDeliveriesCursor(scope.orgId, subscriber._id, query.cursor);
-    const { filter, sort } = subscriberDeliveriesQuery(subscriber._id, position?.after);
-    const newest = (rows: typeof collections.deliveries) =>
-      rows.find(filter).sort(sort).limit(SUBSCRIBER_DELIVERIES_MAX + 1).project<DeliveryRowSummary>(SUMMARY_PROJECTION).toArray();
-    const [active, finished] = await Promise.all([newest(collections.queue), newest(collections.deliveries)]);
-    const seen = new Set(active.map((row) => row._id));
-    const merged = [...active, ...finished.filter((row) => !seen.has(row._id))].sort(newestAttemptFirst);
+    const wanted = SUBSCRIBER_DELIVERIES_MAX + 1;
+    const merged: DeliveryRowSummary[] = [];
+    const seen = new Set<string>();
+    for (const { filter, sort } of subscriberDeliveriesQueries(subscriber._id, position?.after)) {
+      const newest = (rows: typeof collections.deliveries) =>
+        rows.find(filter).sort(sort).limit(wanted - merged.length).project<DeliveryRowSummary>(SUMMARY_PROJECTION).toArray();
+      const [active, finished] = await Promise.all([newest(collections.queue), newest(collections.deliveries)]);
+      // The queue's copy first: it is the live one.
+      const stretch = [...active, ...finished].filter((row) => !seen.has(row._id) && seen.add(row._id));
+      merged.push(...stretch.sort(newestAttemptFirst));
+      if (merged.length >= wanted) break;
+    }
     const rows = merged.slice(0, SUBSCRIBER_DELIVERIES_MAX);
     const last = rows.at(-1);
     const offset = (position?.offset ?? 0) + rows.length;

@@ -151,11 +151,11 @@ export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOpti
         summary: "A subscriber's most recent delivery attempts, newest first",
         tags: TAGS,
         params: SubscriberParams,
-        querystring: NoQuery,
+        querystring: schemas.WebhookSubscriberDeliveryListQuery,
         response: { 200: schemas.WebhookSubscriberDeliveryList, ...errorResponses(404) },
       },
     },
-    async (request) => ({ list: await herald.subscribers.deliveries(coreScope(request, orgId), request.params.subscriberId) }),
+    async (request) => herald.subscribers.deliveriesPage(coreScope(request, orgId), request.params.subscriberId, request.query),
   );
 
   app.post(
