@@ -42,8 +42,16 @@ export function createEventService(context: CoreContext): InternalEventService {
     // Events recorded with no rows (nobody matched) need no delivery query.
     const withRows = events.filter((event) => event.deliveryCount > 0);
     if (withRows.length === 0) return events.map((event) => toWebhookEvent(event, []));
-    const expected = withRows.reduce((sum, event) => sum + event.deliveryCount, 0);
-    const rows = await findRows<DeliveryRowSummary>(collections, { eventId: { $in: withRows.map((event) => event._id) } }, SUMMARY_PROJECTION, expected);
+    // FerretDB v1 matches a `$in` in Go after decoding every row of both collections, all orgs'
+    // (storage/compat.ts pointReads); an equality per event is handed to PostgreSQL instead.
+    const rows = context.compat.pointReads
+      ? (await Promise.all(withRows.map((event) => findRows<DeliveryRowSummary>(collections, { eventId: event._id }, SUMMARY_PROJECTION, event.deliveryCount)))).flat()
+      : await findRows<DeliveryRowSummary>(
+          collections,
+          { eventId: { $in: withRows.map((event) => event._id) } },
+          SUMMARY_PROJECTION,
+          withRows.reduce((sum, event) => sum + event.deliveryCount, 0),
+        );
     return events.map((event) => toWebhookEvent(event, rows.filter((row) => row.eventId === event._id)));
   }
 
