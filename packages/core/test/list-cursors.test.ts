@@ -109,6 +109,8 @@ describe('events list by cursor', () => {
     // Well formed, but not the shape of this list's position.
     const wrongShape = encodeCursor(org.orgId, { kind: 'events', scope: '', after: ['not-a-time', 'id'], offset: 0 });
     expect((await refusal(org, { cursor: wrongShape }))[0]!.message).toMatch(/not a cursor this API issued/);
+    const beyondTime = encodeCursor(org.orgId, { kind: 'events', scope: '', after: [9e15, 'id'], offset: 0 });
+    expect((await refusal(org, { cursor: beyondTime }))[0]!.message).toMatch(/not a cursor this API issued/);
   });
 });
 

@@ -5,7 +5,7 @@ import type { Filter } from 'mongodb';
 import type { EventStatus } from '../schemas/index.js';
 import type { EventDocument } from '../storage/documents.js';
 import { EVENT_LIST_ORDER } from '../storage/indexes.js';
-import { cursorNotIssued, decodeCursor, encodeCursor } from '../validation/cursor.js';
+import { cursorNotIssued, cursorTime, decodeCursor, encodeCursor } from '../validation/cursor.js';
 
 export const EVENT_LIST_CURSOR_KIND = 'events';
 
@@ -40,6 +40,6 @@ export function eventListCursor(orgId: string, status: EventStatus | undefined, 
 export function readEventListCursor(orgId: string, status: EventStatus | undefined, raw: unknown): { after: EventListPosition; offset: number } {
   const cursor = decodeCursor(orgId, raw, { kind: EVENT_LIST_CURSOR_KIND, scope: scopeOf(status), afterLength: 2 });
   const [time, id] = cursor.after;
-  if (typeof time !== 'number' || typeof id !== 'string') throw cursorNotIssued();
-  return { after: { occurredAt: new Date(time), id }, offset: cursor.offset };
+  if (typeof id !== 'string') throw cursorNotIssued();
+  return { after: { occurredAt: cursorTime(time), id }, offset: cursor.offset };
 }

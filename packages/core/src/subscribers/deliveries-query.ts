@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type { Filter } from 'mongodb';
 import type { DeliveryDocument } from '../storage/documents.js';
-import { cursorNotIssued, decodeCursor, encodeCursor } from '../validation/cursor.js';
+import { cursorNotIssued, cursorTime, decodeCursor, encodeCursor } from '../validation/cursor.js';
 
 export const SUBSCRIBER_DELIVERIES_CURSOR_KIND = 'subscriber-deliveries';
 
@@ -68,6 +68,6 @@ export function subscriberDeliveriesCursor(orgId: string, subscriberId: string, 
 export function readSubscriberDeliveriesCursor(orgId: string, subscriberId: string, raw: unknown): { after: DeliveryPosition; offset: number } {
   const cursor = decodeCursor(orgId, raw, { kind: SUBSCRIBER_DELIVERIES_CURSOR_KIND, scope: scopeOf(subscriberId), afterLength: 3 });
   const [attempted, created, id] = cursor.after;
-  if ((attempted !== null && typeof attempted !== 'number') || typeof created !== 'number' || typeof id !== 'string') throw cursorNotIssued();
-  return { after: { lastAttemptAt: attempted === null ? null : new Date(attempted), createdAt: new Date(created), id }, offset: cursor.offset };
+  if (typeof id !== 'string') throw cursorNotIssued();
+  return { after: { lastAttemptAt: attempted === null ? null : cursorTime(attempted), createdAt: cursorTime(created), id }, offset: cursor.offset };
 }

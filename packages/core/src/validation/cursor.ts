@@ -47,6 +47,13 @@ export function cursorNotIssued(): ValidationError {
   return ValidationError.single('cursor', NOT_ISSUED);
 }
 
+/** A position's time (ms since the epoch) as a Date; a cursor error when it is not a representable time. */
+export function cursorTime(value: unknown): Date {
+  const date = typeof value === 'number' ? new Date(value) : undefined;
+  if (!date || Number.isNaN(date.getTime())) throw cursorNotIssued();
+  return date;
+}
+
 function isKeyPart(value: unknown): value is string | number | null {
   return value === null || typeof value === 'string' || (typeof value === 'number' && Number.isSafeInteger(value));
 }
