@@ -63,7 +63,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A subscriber's most recent delivery attempts, newest first */
+        /** A subscriber's most recent delivery attempts, newest first (50 a page; older pages by cursor) */
         get: operations["listWebhookSubscriberDeliveries"];
         put?: never;
         post?: never;

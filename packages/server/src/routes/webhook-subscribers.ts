@@ -148,7 +148,7 @@ export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOpti
       config: { scope: SCOPES.subscriberRead },
       schema: {
         operationId: 'listWebhookSubscriberDeliveries',
-        summary: "A subscriber's most recent delivery attempts, newest first",
+        summary: "A subscriber's most recent delivery attempts, newest first (50 a page; older pages by cursor)",
         tags: TAGS,
         params: SubscriberParams,
         querystring: schemas.WebhookSubscriberDeliveryListQuery,
