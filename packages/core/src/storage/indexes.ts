@@ -13,8 +13,13 @@ import type { Collections } from './collections.js';
  */
 export const EVENT_LIST_ORDER = { occurredAt: -1, _id: -1 } as const;
 
-/** A subscriber's deliveries, newest attempt first (subscribers/deliveries-query.ts). */
-export const SUBSCRIBER_DELIVERIES_INDEX = { subscriberId: 1, lastAttemptAt: -1, createdAt: -1, _id: -1 } as const;
+/**
+ * A subscriber's deliveries, newest attempt first: rows never attempted (`lastAttemptAt` null) sort
+ * below every date, so they come last; then creation, then id (subscribers/deliveries-query.ts). Its
+ * index ends with exactly these keys, as the events list's does.
+ */
+export const SUBSCRIBER_DELIVERIES_ORDER = { lastAttemptAt: -1, createdAt: -1, _id: -1 } as const;
+export const SUBSCRIBER_DELIVERIES_INDEX = { subscriberId: 1, ...SUBSCRIBER_DELIVERIES_ORDER } as const;
 
 export interface DeclaredIndex {
   collection: 'subscribers' | 'events' | 'deliveries';

@@ -4,15 +4,11 @@
 import { createHash } from 'node:crypto';
 import type { Filter } from 'mongodb';
 import type { DeliveryDocument } from '../storage/documents.js';
+import { SUBSCRIBER_DELIVERIES_ORDER } from '../storage/indexes.js';
 import { cursorNotIssued, cursorTime, decodeCursor, encodeCursor } from '../validation/cursor.js';
 
 export const SUBSCRIBER_DELIVERIES_CURSOR_KIND = 'subscriber-deliveries';
 
-/**
- * lastAttemptAt descending — rows never attempted (null) sort below every date, so they come last —
- * then createdAt descending, then id.
- */
-export const SUBSCRIBER_DELIVERIES_ORDER = { lastAttemptAt: -1, createdAt: -1, _id: -1 } as const;
 
 /** The last row handed out. */
 export interface DeliveryPosition {
