@@ -63,7 +63,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A subscriber's most recent delivery attempts, newest first */
+        /** A subscriber's most recent delivery attempts, newest first (50 a page; older pages by cursor) */
         get: operations["listWebhookSubscriberDeliveries"];
         put?: never;
         post?: never;
@@ -976,6 +976,8 @@ export interface components {
             /** @description Number of items in this page. */
             count: number;
             pagination: components["schemas"]["Pagination"];
+            /** @description Pass it as `cursor` to get the next page; absent when this page is the last one. */
+            nextCursor?: string;
         };
         /**
          * WebhookEventType
@@ -1245,10 +1247,12 @@ export interface components {
         };
         /**
          * WebhookSubscriberDeliveryList
-         * @description The subscriber's most recent delivery rows (at most 50), newest attempt first.
+         * @description The subscriber's most recent delivery rows (at most 50), newest attempt first; older ones page by page with `nextCursor`. A row attempted again after a cursor was issued moves ahead of it (to the first page).
          */
         WebhookSubscriberDeliveryList: {
             list: components["schemas"]["WebhookSubscriberDeliverySummary"][];
+            /** @description Pass it as `cursor` to get the next page; absent when this page is the last one. */
+            nextCursor?: string;
         };
         /**
          * WebhookSubscriberDeliverySummary
@@ -2108,7 +2112,10 @@ export interface operations {
     };
     listWebhookSubscriberDeliveries: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description Where the page begins: the `nextCursor` of the previous page, passed unchanged (keyset pagination: a deep page costs what the first one does). Not with `offset`. A cursor is valid only for the list and filter it came from. */
+                cursor?: string;
+            };
             header?: never;
             path: {
                 /** @description The subscriber's handle. */
@@ -2118,7 +2125,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description The subscriber's most recent delivery rows (at most 50), newest attempt first. */
+            /** @description The subscriber's most recent delivery rows (at most 50), newest attempt first; older ones page by page with `nextCursor`. A row attempted again after a cursor was issued moves ahead of it (to the first page). */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2420,8 +2427,10 @@ export interface operations {
                 status?: components["schemas"]["EventStatus"];
                 /** @description Maximum records to return (1–100, default 20). */
                 limit?: number;
-                /** @description Records to skip (0 to 2^53 − 1, default 0). */
+                /** @description Records to skip (0 to 2^53 − 1, default 0). Not with `cursor`: a deep offset is read through every record before it, a cursor is not. */
                 offset?: number;
+                /** @description Where the page begins: the `nextCursor` of the previous page, passed unchanged (keyset pagination: a deep page costs what the first one does). Not with `offset`. A cursor is valid only for the list and filter it came from. */
+                cursor?: string;
             };
             header?: never;
             path?: never;

@@ -27,6 +27,19 @@ describe('nextPageUrl', () => {
     expect(nextPageUrl(url, undefined, undefined)).toBeUndefined();
   });
 
+  it('follows nextCursor when the page has one, dropping the offset; a cursor request without one is the last page', () => {
+    const atOffset = new RequestUrl('https://h', '/api/v0.9/webhook-events', '?status=FAILED&limit=20&offset=40');
+    expect(nextPageUrl(atOffset, { ...page(40, 20, 100), nextCursor: 'abc.def' }, undefined)?.search).toBe('?status=FAILED&limit=20&cursor=abc.def');
+    const byCursor = new RequestUrl('https://h', '/api/v0.9/webhook-events', '?limit=20&cursor=abc.def');
+    expect(nextPageUrl(byCursor, { ...page(60, 20, 100), nextCursor: 'ghi.jkl' }, undefined)?.search).toBe('?limit=20&cursor=ghi.jkl');
+    // The total says more would follow; the server, which pages by cursor, says this is the last.
+    expect(nextPageUrl(byCursor, page(60, 20, 100), undefined)).toBeUndefined();
+    // A list without pagination (a subscriber's deliveries) pages by its cursor alone.
+    const deliveries = new RequestUrl('https://h', '/api/v0.9/webhook-subscribers/billing/deliveries', '');
+    expect(nextPageUrl(deliveries, { list: [1], nextCursor: 'x.y' }, undefined)?.search).toBe('?cursor=x.y');
+    expect(nextPageUrl(deliveries, { list: [1] }, undefined)).toBeUndefined();
+  });
+
   it('prefers a Link rel="next" header, resolved against the current URL', () => {
     expect(nextPageUrl(url, page(0, 20, 45), '</api/v0.9/webhook-events?cursor=abc>; rel="next"')?.href).toBe('https://h/api/v0.9/webhook-events?cursor=abc');
   });

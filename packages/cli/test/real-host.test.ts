@@ -96,3 +96,45 @@ describe('webhooks subscribers --filter against the real host', () => {
     expect(run.stderr).toContain('filter.data.size.$regex');
   });
 });
+
+describe('pages by cursor against the real host', () => {
+  interface Page {
+    list: { eventId: string }[];
+    pagination: { total: number; offset: number };
+    nextCursor?: string;
+  }
+  const listJson = async (...args: string[]) => {
+    const run = await herald(['webhooks', 'events', 'list', '--json', ...args]);
+    expect([run.code, run.stderr]).toStrictEqual([0, '']);
+    return JSON.parse(run.text) as Page;
+  };
+
+  beforeAll(async () => {
+    for (let index = 0; index < 5; index++) {
+      expect((await herald(['webhooks', 'events', 'send', '--type', 'apikey.generated', '--aggregate-id', `paged-${index}`, '--data', '{}'])).code).toBe(0);
+    }
+  });
+
+  it('--cursor goes on from a page; --all follows nextCursor to the same events as one big page', async () => {
+    const everything = await listJson('--limit', '100');
+    const first = await listJson('--limit', '2');
+    expect(first.nextCursor).toEqual(expect.any(String));
+    const second = await listJson('--limit', '2', '--cursor', first.nextCursor!);
+    expect(second.pagination.offset).toBe(2);
+    expect([...first.list, ...second.list].map((event) => event.eventId)).toStrictEqual(everything.list.slice(0, 4).map((event) => event.eventId));
+    const all = await listJson('--limit', '2', '--all');
+    expect(all.list.map((event) => event.eventId)).toStrictEqual(everything.list.map((event) => event.eventId));
+  });
+
+  it('--cursor with --offset is a usage error; a bad cursor is the server\'s 400 naming it', async () => {
+    const both = await herald(['webhooks', 'events', 'list', '--cursor', 'a.b', '--offset', '2']);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain('--cursor and --offset cannot be combined');
+    const bad = await herald(['webhooks', 'events', 'list', '--cursor', 'not-a-cursor']);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('cursor: must match pattern');
+    const tampered = await herald(['webhooks', 'deliveries', 'keys-hook', '--cursor', 'abc.def']);
+    expect(tampered.code).toBe(1);
+    expect(tampered.stderr).toContain('cursor: was altered or belongs to another organization');
+  });
+});

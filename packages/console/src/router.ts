@@ -8,7 +8,7 @@ export type Route =
   | { name: 'subscriber-new' }
   | { name: 'subscriber'; id: string }
   | { name: 'subscriber-edit'; id: string }
-  | { name: 'events'; offset: number; status?: EventStatus }
+  | { name: 'events'; offset: number; status?: EventStatus; cursor?: string }
   | { name: 'event'; id: string }
   | { name: 'event-types' }
   | { name: 'event-type'; type: string }
@@ -43,7 +43,11 @@ export function parseRoute(hash: string): Route {
     if (action === 'edit' && parts.length === 3) return { name: 'subscriber-edit', id };
   }
   if (section === 'events') {
-    if (id === undefined) return { name: 'events', offset: offsetOf(params), status: statusOf(params) };
+    if (id === undefined) {
+      const cursor = params.get('cursor');
+      // A cursor names where the page begins; the API refuses it with an offset, so it wins.
+      return cursor ? { name: 'events', offset: 0, status: statusOf(params), cursor } : { name: 'events', offset: offsetOf(params), status: statusOf(params) };
+    }
     if (action === undefined) return { name: 'event', id };
   }
   if (section === 'event-types') {
@@ -67,7 +71,8 @@ export function href(route: Route): string {
     case 'events': {
       const params = new URLSearchParams();
       if (route.status) params.set('status', route.status);
-      if (route.offset > 0) params.set('offset', String(route.offset));
+      if (route.cursor) params.set('cursor', route.cursor);
+      else if (route.offset > 0) params.set('offset', String(route.offset));
       const text = params.toString();
       return text ? `#/events?${text}` : '#/events';
     }

@@ -573,4 +573,36 @@ describe('Herald console', () => {
       await api('PUT', '/api/v0.9/webhook-retention', {});
     }
   }, 120_000);
+  it('pages the events list forward by cursor, and shows a bad cursor as the API\'s refusal', async () => {
+    for (let index = 0; index < 25; index++) await publish('ledger.paged');
+    const newest = await api<{ list: Array<{ eventId: string }>; pagination: { total: number } }>('GET', '/api/v0.9/webhook-events?limit=40');
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems = watchForProblems(page);
+    try {
+      await page.goto(`${origin}/console/#/events`);
+      await page.getByLabel('API token').fill(host.adminToken);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      const pager = page.getByRole('navigation', { name: 'Event pages' });
+      await pager.getByText(`1–20 of ${newest.pagination.total}`).waitFor();
+      const next = pager.getByRole('link', { name: 'Next' });
+      expect(await next.getAttribute('href')).toMatch(/^#\/events\?cursor=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+      await next.click();
+      await pager.getByText(`21–${Math.min(40, newest.pagination.total)} of ${newest.pagination.total}`).waitFor();
+      // The rows are the offset page's: the cursor starts exactly where page 1 ended.
+      const second = newest.list.slice(20, 40).map((event) => event.eventId);
+      await page.locator(`tr[data-event-id="${second[0]}"]`).waitFor();
+      const shown = await Promise.all((await page.locator('tr[data-event-id]').all()).map((row) => row.getAttribute('data-event-id')));
+      expect(shown).toEqual(second);
+      expect(await pager.getByRole('link', { name: 'Previous' }).getAttribute('href')).toBe('#/events');
+      await expectAccessible(page, 'events page by cursor');
+
+      await page.goto(`${origin}/console/#/events?cursor=bm90Lmlzc3VlZA.AAAAAAAAAAAAAAAAAAAAAA`);
+      await page.getByText(/cursor/).first().waitFor();
+      expect(await page.locator('tr[data-event-id]').count()).toBe(0);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
 });

@@ -14,7 +14,7 @@ export type { Scope, PrincipalDirectory } from './shared/scope.js';
 export type { MasterKeys } from './shared/master-keys.js';
 export type { EventCatalog, EventTypeDefinition } from './shared/event-types.js';
 export type { SigningProfile } from './shared/signing.js';
-export type { ListenerOptions, SubscriberService } from './subscribers/contract.js';
+export type { ListenerOptions, SubscriberDeliveryPage, SubscriberService } from './subscribers/contract.js';
 export type { ErasedEvent, EventService, PublishManyResult, PublishResult } from './events/contract.js';
 export type { DeliveryService } from './deliveries/contract.js';
 export type { RetentionService } from './retention/contract.js';

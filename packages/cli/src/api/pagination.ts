@@ -1,5 +1,6 @@
-// --paginate and --slurp over this API's collections: `{list, count, pagination: {total, limit, offset}}`,
-// or an RFC 8288/5988 `Link: <…>; rel="next"` header when a server sends one. Pure.
+// --paginate and --slurp over this API's collections: `{list, count, pagination: {total, limit, offset}}`
+// (by its `nextCursor` when the page has one, else by offset), or an RFC 8288/5988
+// `Link: <…>; rel="next"` header when a server sends one. Pure.
 import { RequestUrl } from '../http/endpoint.js';
 
 /** The URL of rel="next" in a Link header, if any. */
@@ -42,10 +43,30 @@ export function parseJsonOrUndefined(bytes: Uint8Array): unknown {
   }
 }
 
-/** The next page's URL, or undefined on the last page. Only the query changes, so the path stays as sent. */
+/** A list that pages by cursor: its `nextCursor`, absent on the last page. */
+function cursorOf(body: unknown): { next: string | undefined } | undefined {
+  if (typeof body !== 'object' || body === null || !Array.isArray((body as { list?: unknown }).list)) return undefined;
+  const next = (body as { nextCursor?: unknown }).nextCursor;
+  return typeof next === 'string' && next !== '' ? { next } : undefined;
+}
+
+/**
+ * The next page's URL, or undefined on the last page. Only the query changes, so the path stays as
+ * sent. A page with a `nextCursor` is followed by it (the offset dropped: the server refuses both,
+ * and a cursor costs what the first page does however deep); a request that already carried a
+ * cursor ends when the answer has none.
+ */
 export function nextPageUrl(currentUrl: RequestUrl, body: unknown, linkHeader: string | undefined): RequestUrl | undefined {
   const linked = nextLinkFromHeader(linkHeader);
   if (linked !== undefined) return RequestUrl.fromUrl(new URL(linked, currentUrl.href));
+  const cursor = cursorOf(body);
+  if (cursor?.next !== undefined) {
+    const query = new URLSearchParams(currentUrl.search);
+    query.delete('offset');
+    query.set('cursor', cursor.next);
+    return currentUrl.withSearch(`?${query.toString()}`);
+  }
+  if (new URLSearchParams(currentUrl.search).has('cursor')) return undefined;
   if (!isPage(body)) return undefined;
   const { list, pagination } = body;
   const nextOffset = pagination.offset + list.length;

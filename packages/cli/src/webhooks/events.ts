@@ -27,17 +27,22 @@ const eventColumns: readonly Column[] = [
 ];
 
 const listHelp: CommandHelp = {
-  usage: 'herald webhooks events list [--status s] [--limit n] [--offset n] [--all] [--json]',
+  usage: 'herald webhooks events list [--status s] [--limit n] [--offset n | --cursor c] [--all] [--json]',
   summary: 'List recorded webhook events, newest first (needs scope dp:event:read).',
   flags: [
     { name: 'status', kind: 'string', valueName: 'status', description: `Only events with this status: ${eventStatuses.join(', ')}` },
     { name: 'limit', kind: 'string', valueName: 'n', description: 'Maximum records' },
-    { name: 'offset', kind: 'string', valueName: 'n', description: 'Records to skip' },
-    { name: 'all', kind: 'boolean', description: 'Fetch every page' },
+    { name: 'offset', kind: 'string', valueName: 'n', description: 'Records to skip (a deep offset reads every record before it)' },
+    { name: 'cursor', kind: 'string', valueName: 'c', description: 'Start where a previous page ended: its nextCursor (with --json); not with --offset' },
+    { name: 'all', kind: 'boolean', description: 'Fetch every page (following nextCursor)' },
     jsonFlag,
     helpFlag,
   ],
-  examples: ['herald webhooks events list', 'herald webhooks events list --status FAILED --json'],
+  examples: [
+    'herald webhooks events list',
+    'herald webhooks events list --status FAILED --json',
+    'herald webhooks events list --limit 100 --cursor "$(herald webhooks events list --limit 100 --json | jq -r .nextCursor)"',
+  ],
 };
 const getHelp: CommandHelp = {
   usage: 'herald webhooks events get <id> [--json]',
@@ -118,8 +123,12 @@ async function list(argv: readonly string[]): Promise<number> {
   if (status !== undefined) query.push(['status', parseEventStatus(status)]);
   const limit = parsePageNumber(stringFlag(args, 'limit'), '--limit');
   const offset = parsePageNumber(stringFlag(args, 'offset'), '--offset');
+  const cursor = stringFlag(args, 'cursor');
+  if (cursor !== undefined && offset !== undefined) throw usageError('INVALID_FLAG_VALUE', '--cursor and --offset cannot be combined: a cursor names where the page begins', usageHint('herald webhooks events list'));
+  if (cursor !== undefined && cursor.trim() === '') throw usageError('INVALID_FLAG_VALUE', '--cursor is empty: pass the nextCursor of a previous page');
   if (limit !== undefined) query.push(['limit', limit]);
   if (offset !== undefined) query.push(['offset', offset]);
+  if (cursor !== undefined) query.push(['cursor', cursor]);
   const instance = activeInstance(openConfigStore());
   const data = await withProgress('Loading events', () => fetchList(instance, { endpoint: '/api/v0.9/webhook-events', query, all: booleanFlag(args, 'all') }), json);
   await printResult(data, { kind: 'table', columns: eventColumns }, json);

@@ -122,10 +122,13 @@ const helps = {
     examples: ['herald webhooks subscribers delete billing'],
   },
   deliveries: {
-    usage: 'herald webhooks deliveries [list] <subscriber> [--json]',
+    usage: 'herald webhooks deliveries [list] <subscriber> [--cursor c] [--json]',
     summary: 'Recent delivery attempts of a subscriber, newest first.',
-    description: 'The word "list" may be left out, except for a subscriber named "list" or "retry".',
-    flags: [jsonFlag, helpFlag],
+    description: [
+      'The word "list" may be left out, except for a subscriber named "list" or "retry".',
+      'The 50 most recent; older ones page by page with --cursor, the nextCursor of the previous page (with --json).',
+    ].join('\n'),
+    flags: [{ name: 'cursor', kind: 'string', valueName: 'c', description: 'Start where a previous page ended: its nextCursor' }, jsonFlag, helpFlag],
     subcommands: [
       ['list', 'Recent deliveries of a subscriber (the default)'],
       ['retry', 'Retry one delivery now'],
@@ -255,7 +258,10 @@ async function listDeliveries(argv: readonly string[], commandPath: string): Pro
   if (!args) return ExitCode.ok;
   const json = booleanFlag(args, 'json');
   const endpoint = resourcePath('webhook-subscribers', args.positionals[0] as string, '/deliveries');
-  await callAndPrint('Loading deliveries', { method: 'GET', endpoint }, { kind: 'table', columns: deliveryColumns }, json);
+  const cursor = stringFlag(args, 'cursor');
+  if (cursor !== undefined && cursor.trim() === '') throw usageError('INVALID_FLAG_VALUE', '--cursor is empty: pass the nextCursor of a previous page');
+  const query: [string, string][] = cursor === undefined ? [] : [['cursor', cursor]];
+  await callAndPrint('Loading deliveries', { method: 'GET', endpoint, query }, { kind: 'table', columns: deliveryColumns }, json);
   return ExitCode.ok;
 }
 

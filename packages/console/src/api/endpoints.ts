@@ -59,8 +59,9 @@ export function endpoints(client: ApiClient) {
     sendTestEvent: (type: string) => client.request<WebhookEvent>('POST', `${WEBHOOKS}/webhook-event-types/${segment(type)}/test`, {}),
     getRetention: () => client.request<RetentionPolicy>('GET', `${WEBHOOKS}/webhook-retention`),
 
-    listEvents: (offset: number, status?: EventStatus) =>
-      client.request<WebhookEventList>('GET', `${WEBHOOKS}/webhook-events${query({ status, limit: PAGE_SIZE, offset })}`),
+    /** From `cursor` (a previous page's nextCursor) when given, else from `offset`. */
+    listEvents: (offset: number, status?: EventStatus, cursor?: string) =>
+      client.request<WebhookEventList>('GET', `${WEBHOOKS}/webhook-events${query(cursor ? { status, limit: PAGE_SIZE, cursor } : { status, limit: PAGE_SIZE, offset })}`),
     getEvent: (id: string) => client.request<WebhookEventDetail>('GET', eventPath(id)),
     redeliverEvent: (id: string) => client.request<WebhookEventDetail>('POST', `${eventPath(id)}/redeliver`),
     retryDelivery: (eventId: string, deliveryId: string) =>

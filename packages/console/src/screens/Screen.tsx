@@ -20,7 +20,7 @@ export function Screen({ route }: { route: Route }) {
     case 'subscriber-edit':
       return <SubscriberForm id={route.id} />;
     case 'events':
-      return <EventsList offset={route.offset} status={route.status} />;
+      return <EventsList offset={route.offset} status={route.status} cursor={route.cursor} />;
     case 'event':
       return <EventDetail id={route.id} />;
     case 'event-types':

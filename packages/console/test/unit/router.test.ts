@@ -20,11 +20,18 @@ describe('hash routes', () => {
     expect(parseRoute('#/subscribers?offset=abc')).toEqual({ name: 'subscribers', offset: 0 });
   });
 
+  it('a cursor names where an events page begins, and wins over an offset (the API takes one or the other)', () => {
+    expect(parseRoute('#/events?status=FAILED&cursor=abc.def')).toEqual({ name: 'events', offset: 0, status: 'FAILED', cursor: 'abc.def' });
+    expect(parseRoute('#/events?offset=40&cursor=abc.def')).toEqual({ name: 'events', offset: 0, status: undefined, cursor: 'abc.def' });
+    expect(href({ name: 'events', offset: 40, cursor: 'a-b_c.d' })).toBe('#/events?cursor=a-b_c.d');
+  });
+
   it('round-trips ids that need escaping', () => {
     const routes: Route[] = [
       { name: 'subscriber', id: 'a.b_c-d' },
       { name: 'event', id: 'evt:1/2?' },
       { name: 'events', offset: 60, status: 'ALL_DELIVERED' },
+      { name: 'events', offset: 0, status: 'FAILED', cursor: 'WzEsImV2ZW50cyJd.x_y-z' },
       { name: 'subscribers', offset: 0 },
       { name: 'event-type', type: 'herald.recovery_completed' },
       { name: 'event-types' },

@@ -29,7 +29,8 @@ export interface EventService {
    * (ValidationError, ConflictError, StoreUnavailableError, or code INTERNAL_SERVER_ERROR).
    */
   publishMany(scope: Scope, items: readonly PublishBatchItem[]): Promise<PublishManyResult[]>;
-  list(scope: Scope, query?: { status?: EventStatus; limit?: number; offset?: number }): Promise<Page<WebhookEvent>>;
+  /** `cursor`: a previous page's `nextCursor` (not with `offset`). */
+  list(scope: Scope, query?: { status?: EventStatus; limit?: number; offset?: number; cursor?: string }): Promise<Page<WebhookEvent>>;
   get(scope: Scope, eventId: string): Promise<WebhookEventDetail>;
   /** Every row back to PENDING (due now), the event back to DISPATCHED. */
   redeliver(scope: Scope, eventId: string): Promise<WebhookEventDetail>;

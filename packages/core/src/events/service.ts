@@ -7,14 +7,14 @@ import { findRows } from '../model/delivery-rows.js';
 import { ConflictError, HeraldError, isHeraldError, NotFoundError, ValidationError } from '../shared/errors.js';
 import { isStoreUnavailable, StoreUnavailableError } from '../storage/availability.js';
 import { isDuplicateKeyError } from '../storage/collections.js';
-import { EVENT_LIST_ORDER } from '../storage/indexes.js';
 import type { EventDocument } from '../storage/documents.js';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { PublishEventInput } from '../schemas/index.js';
 import { traceparentOf, tracer } from '../shared/tracing.js';
 import type { Scope } from '../shared/scope.js';
 import type { EventService, PublishManyResult, PublishResult } from './contract.js';
-import { validateEventStatus, validatePageQuery } from '../validation/page.js';
+import { validateCursorPageQuery, validateEventStatus } from '../validation/page.js';
+import { eventListCursor, eventListQuery, readEventListCursor } from './list-query.js';
 import { newEventDocument } from './event-document.js';
 import { completeFanOut, eventPayload, sealSensitive } from './fan-out.js';
 import { eraseEvent } from './erase.js';
@@ -43,8 +43,16 @@ export function createEventService(context: CoreContext): InternalEventService {
     // Events recorded with no rows (nobody matched) need no delivery query.
     const withRows = events.filter((event) => event.deliveryCount > 0);
     if (withRows.length === 0) return events.map((event) => toWebhookEvent(event, []));
-    const expected = withRows.reduce((sum, event) => sum + event.deliveryCount, 0);
-    const rows = await findRows<DeliveryRowSummary>(collections, { eventId: { $in: withRows.map((event) => event._id) } }, SUMMARY_PROJECTION, expected);
+    // FerretDB v1 matches a `$in` in Go after decoding every row of both collections, all orgs'
+    // (storage/compat.ts pointReads); an equality per event is handed to PostgreSQL instead.
+    const rows = context.compat.pointReads
+      ? (await Promise.all(withRows.map((event) => findRows<DeliveryRowSummary>(collections, { eventId: event._id }, SUMMARY_PROJECTION, event.deliveryCount)))).flat()
+      : await findRows<DeliveryRowSummary>(
+          collections,
+          { eventId: { $in: withRows.map((event) => event._id) } },
+          SUMMARY_PROJECTION,
+          withRows.reduce((sum, event) => sum + event.deliveryCount, 0),
+        );
     return events.map((event) => toWebhookEvent(event, rows.filter((row) => row.eventId === event._id)));
   }
 
@@ -172,20 +180,27 @@ export function createEventService(context: CoreContext): InternalEventService {
     },
 
     async list(scope, query = {}) {
-      const { limit, offset } = validatePageQuery(query);
+      const { limit, offset: requestedOffset, cursor } = validateCursorPageQuery(query);
       const status = validateEventStatus(query.status);
-      const filter = status === undefined ? { orgId: scope.orgId } : { orgId: scope.orgId, status };
-      const [events, total] = await Promise.all([
+      const position = cursor === undefined ? undefined : readEventListCursor(scope.orgId, status, cursor);
+      const offset = position?.offset ?? requestedOffset;
+      const page = eventListQuery(scope.orgId, status, position?.after);
+      const total = status === undefined ? { orgId: scope.orgId } : { orgId: scope.orgId, status };
+      // One more than the page, to know whether a next page exists without counting.
+      const [found, count] = await Promise.all([
         collections.events
-          .find(filter, { projection: { data: 0, sealedSensitive: 0, subscriberIds: 0, requestFingerprint: 0 } })
-          .sort(EVENT_LIST_ORDER)
-          .skip(offset)
-          .limit(limit)
+          .find(page.filter, { projection: { data: 0, sealedSensitive: 0, subscriberIds: 0, requestFingerprint: 0 } })
+          .sort(page.sort)
+          .skip(position ? 0 : offset)
+          .limit(limit + 1)
           .toArray(),
-        collections.events.countDocuments(filter),
+        collections.events.countDocuments(total),
       ]);
+      const events = found.slice(0, limit);
       const list = await summaries(events);
-      return { list, count: list.length, pagination: { total, limit, offset } };
+      const last = events.at(-1);
+      const nextCursor = found.length > limit && last ? eventListCursor(scope.orgId, status, last, offset + events.length) : undefined;
+      return { list, count: list.length, pagination: { total: count, limit, offset }, ...(nextCursor ? { nextCursor } : {}) };
     },
 
     get: detail,

@@ -62,6 +62,37 @@ export interface Page<T> {
   list: T[];
   count: number;
   pagination: Pagination;
+  /** Lists paged by cursor as well: where the next page begins, absent on the last page. */
+  nextCursor?: string;
+}
+
+/** Longest cursor accepted; the ones Herald issues are well under it. */
+export const CURSOR_MAX_LENGTH = 512;
+/** base64url text, a dot, base64url digest (validation/cursor.ts). */
+export const CURSOR_PATTERN = '^[A-Za-z0-9_-]+\\.[A-Za-z0-9_-]+$';
+
+export const Cursor = Type.String({
+  minLength: 1,
+  maxLength: CURSOR_MAX_LENGTH,
+  pattern: CURSOR_PATTERN,
+  description:
+    'Where the page begins: the `nextCursor` of the previous page, passed unchanged (keyset pagination: a deep page costs what the first one does). ' +
+    'Not with `offset`. A cursor is valid only for the list and filter it came from.',
+});
+
+export const NextCursor = Type.String({
+  description: 'Pass it as `cursor` to get the next page; absent when this page is the last one.',
+});
+
+/** PageOf, plus `nextCursor`: a collection that also pages by cursor. */
+export function CursorPageOf<Item extends TSchema>(item: Item, naming?: PageNaming) {
+  const page = PageOf(item, naming);
+  return Type.Object({ ...page.properties, nextCursor: Type.Optional(NextCursor) }, { additionalProperties: false, ...pageOptions(page) });
+}
+
+function pageOptions(page: TSchema): Record<string, unknown> {
+  const { title, description, examples } = page as { title?: string; description?: string; examples?: unknown };
+  return { ...(title ? { title } : {}), ...(description ? { description } : {}), ...(examples ? { examples } : {}) };
 }
 
 /** The largest offset: integers beyond it cannot be told apart as JSON numbers (2^53 − 1). */
@@ -78,6 +109,16 @@ export const Offset = Type.Integer({
   maximum: OFFSET_MAX,
   default: 0,
   description: 'Records to skip (0 to 2^53 − 1, default 0).',
+});
+
+/**
+ * `offset` of a list that pages by cursor as well: no schema default, since a default filled in by
+ * the validator could not be told from an offset the client sent beside its cursor (refused).
+ */
+export const OffsetBesideCursor = Type.Integer({
+  minimum: 0,
+  maximum: OFFSET_MAX,
+  description: 'Records to skip (0 to 2^53 − 1, default 0). Not with `cursor`: a deep offset is read through every record before it, a cursor is not.',
 });
 
 export const PageQuery = Type.Object(

@@ -1,6 +1,6 @@
 // Webhook event resources (spec section C) and the publish extension (DECISIONS §2, §5).
 import { Type, type Static } from 'typebox';
-import { DateTime, Limit, NullableDateTime, NullableInteger, NullableString, Offset, PageOf, TEXT_PATTERN } from './common.js';
+import { Cursor, CursorPageOf, DateTime, Limit, NullableDateTime, NullableInteger, NullableString, OffsetBesideCursor, TEXT_PATTERN } from './common.js';
 import { DeliveryStatus, EventStatus } from './status.js';
 
 /** `family.action`, segments `[a-z0-9_]+`. */
@@ -144,7 +144,7 @@ export const WebhookEventDetail = Type.Object(
 );
 export type WebhookEventDetail = Static<typeof WebhookEventDetail>;
 
-export const WebhookEventList = PageOf(WebhookEvent, {
+export const WebhookEventList = CursorPageOf(WebhookEvent, {
   title: 'WebhookEventList',
   description: 'A page of webhook events, newest first.',
   itemExample: { ...EVENT_EXAMPLE, deliveries: [DELIVERY_EXAMPLE] },
@@ -152,7 +152,7 @@ export const WebhookEventList = PageOf(WebhookEvent, {
 export type WebhookEventList = Static<typeof WebhookEventList>;
 
 export const WebhookEventListQuery = Type.Object(
-  { status: Type.Optional(EventStatus), limit: Type.Optional(Limit), offset: Type.Optional(Offset) },
+  { status: Type.Optional(EventStatus), limit: Type.Optional(Limit), offset: Type.Optional(OffsetBesideCursor), cursor: Type.Optional(Cursor) },
   { additionalProperties: false },
 );
 export type WebhookEventListQuery = Static<typeof WebhookEventListQuery>;

@@ -1,6 +1,6 @@
 // Webhook subscriber resources (spec section B; bounds from DECISIONS §3).
 import { Type, type Static } from 'typebox';
-import { DateTime, NullableDateTime, NullableInteger, NullableString, PageOf, PageQuery } from './common.js';
+import { Cursor, DateTime, NextCursor, NullableDateTime, NullableInteger, NullableString, PageOf, PageQuery } from './common.js';
 import { DeliverySequence } from './events.js';
 import { DeliveryStatus } from './status.js';
 
@@ -329,11 +329,16 @@ export const WebhookFilterPreview = Type.Object(
 export type WebhookFilterPreview = Static<typeof WebhookFilterPreview>;
 
 export const WebhookSubscriberDeliveryList = Type.Object(
-  { list: Type.Array(WebhookSubscriberDeliverySummary, { maxItems: SUBSCRIBER_DELIVERIES_MAX }) },
+  { list: Type.Array(WebhookSubscriberDeliverySummary, { maxItems: SUBSCRIBER_DELIVERIES_MAX }), nextCursor: Type.Optional(NextCursor) },
   {
     additionalProperties: false,
     title: 'WebhookSubscriberDeliveryList',
-    description: `The subscriber's most recent delivery rows (at most ${SUBSCRIBER_DELIVERIES_MAX}), newest attempt first.`,
+    description:
+      `The subscriber's most recent delivery rows (at most ${SUBSCRIBER_DELIVERIES_MAX}), newest attempt first; ` +
+      'older ones page by page with `nextCursor`. A row attempted again after a cursor was issued moves ahead of it (to the first page).',
   },
 );
 export type WebhookSubscriberDeliveryList = Static<typeof WebhookSubscriberDeliveryList>;
+
+export const WebhookSubscriberDeliveryListQuery = Type.Object({ cursor: Type.Optional(Cursor) }, { additionalProperties: false });
+export type WebhookSubscriberDeliveryListQuery = Static<typeof WebhookSubscriberDeliveryListQuery>;

@@ -24,7 +24,10 @@
 //   event counter changes in memory and writes an event once, when its status changes
 //   (model/deferred-event-counters.ts), taking the counters it starts from from the publisher
 //   or from the read that fetched the event to send its rows; and events are read by id one at a
-//   time rather than with one `$in`.
+//   time rather than with one `$in` (so are the delivery rows of an events page, by event). No sort
+//   or limit is pushed down either (`explain`: `sortPushdown`/`limitPushdown` false, PostgreSQL a
+//   sequential scan), so a list page reads and sorts every document its equalities select:
+//   docs/ARCHITECTURE.md "Hot queries of the read side".
 // - transient errors: `InternalError` (code 1) "deadlock detected" from PostgreSQL, or "database is
 //   locked" from the SQLite handler, is retried with bounded backoff. On MongoDB the driver's
 //   retryable reads and writes do this.

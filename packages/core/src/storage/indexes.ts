@@ -14,10 +14,36 @@ import type { Collections } from './collections.js';
 export const EVENT_LIST_ORDER = { occurredAt: -1, _id: -1 } as const;
 
 /**
+ * A subscriber's deliveries, newest attempt first: rows never attempted (`lastAttemptAt` null) sort
+ * below every date, so they come last; then creation, then id (subscribers/deliveries-query.ts). Its
+ * index ends with exactly these keys, as the events list's does.
+ */
+export const SUBSCRIBER_DELIVERIES_ORDER = { lastAttemptAt: -1, createdAt: -1, _id: -1 } as const;
+export const SUBSCRIBER_DELIVERIES_INDEX = { subscriberId: 1, ...SUBSCRIBER_DELIVERIES_ORDER } as const;
+
+export interface DeclaredIndex {
+  collection: 'subscribers' | 'events' | 'deliveries';
+  name: string;
+  key: Readonly<Record<string, 1 | -1>>;
+}
+
+/**
+ * The indexes the API's lists are read through (docs/ARCHITECTURE.md "Hot queries of the read
+ * side"); test/hot-queries.test.ts checks every list query against them.
+ */
+export const READ_INDEXES: readonly DeclaredIndex[] = [
+  { collection: 'subscribers', name: 'org_list_order', key: { orgId: 1, createdAt: 1, handle: 1 } },
+  { collection: 'events', name: 'org_list_order', key: { orgId: 1, ...EVENT_LIST_ORDER } },
+  { collection: 'events', name: 'org_status_list_order', key: { orgId: 1, status: 1, ...EVENT_LIST_ORDER } },
+  { collection: 'deliveries', name: 'subscriber_recent_order', key: SUBSCRIBER_DELIVERIES_INDEX },
+];
+
+/**
  * Indexes of earlier versions that a current one covers (their keys are a prefix of its keys):
  * dropped at start-up, so publishing stops maintaining them.
  */
 const SUPERSEDED_EVENT_INDEXES = ['org_occurred', 'org_status_occurred'];
+const SUPERSEDED_DELIVERY_INDEXES = ['subscriber_recent'];
 const INDEX_NOT_FOUND = 27;
 
 async function dropIndexesIfPresent<T extends Document>(collection: Collection<T>, names: readonly string[]): Promise<void> {
@@ -33,10 +59,8 @@ async function dropIndexesIfPresent<T extends Document>(collection: Collection<T
 export async function ensureIndexes(collections: Collections): Promise<void> {
   await Promise.all([
     collections.subscribers.createIndex({ orgId: 1, handle: 1 }, { unique: true, name: 'org_handle_unique' }),
-    collections.subscribers.createIndex({ orgId: 1, createdAt: 1, handle: 1 }, { name: 'org_list_order' }),
+    ...READ_INDEXES.map((index) => collections[index.collection].createIndex({ ...index.key }, { name: index.name })),
     collections.subscribers.createIndex(MATCH_INDEX.key, { name: MATCH_INDEX.name }),
-    collections.events.createIndex({ orgId: 1, ...EVENT_LIST_ORDER }, { name: 'org_list_order' }),
-    collections.events.createIndex({ orgId: 1, status: 1, ...EVENT_LIST_ORDER }, { name: 'org_status_list_order' }),
     collections.events.createIndex({ status: 1, createdAt: 1 }, { name: 'status_created' }),
     collections.events.createIndex({ createdAt: 1, _id: 1 }, { name: 'created' }),
     collections.attempts.createIndex({ eventId: 1 }, { name: 'event' }),
@@ -44,10 +68,12 @@ export async function ensureIndexes(collections: Collections): Promise<void> {
     collections.queue.createIndex({ eventId: 1, subscriberId: 1 }, { unique: true, name: 'event_subscriber_unique' }),
     collections.queue.createIndex({ subscriberId: 1, status: 1 }, { name: 'subscriber_status' }),
     collections.deliveries.createIndex({ eventId: 1, subscriberId: 1 }, { name: 'event_subscriber' }),
-    collections.deliveries.createIndex({ subscriberId: 1, lastAttemptAt: -1, createdAt: -1 }, { name: 'subscriber_recent' }),
     collections.deliveries.createIndex({ subscriberId: 1, createdAt: 1, _id: 1 }, { name: 'subscriber_created' }),
     collections.recoveries.createIndex({ status: 1, createdAt: 1 }, { name: 'status_created' }),
   ]);
   // After their replacements exist, so a list query always has an index to use.
-  await dropIndexesIfPresent(collections.events, SUPERSEDED_EVENT_INDEXES);
+  await Promise.all([
+    dropIndexesIfPresent(collections.events, SUPERSEDED_EVENT_INDEXES),
+    dropIndexesIfPresent(collections.deliveries, SUPERSEDED_DELIVERY_INDEXES),
+  ]);
 }

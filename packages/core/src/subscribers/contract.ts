@@ -19,6 +19,12 @@ export interface ListenerOptions {
   expiresAt: Date;
 }
 
+/** A page of a subscriber's deliveries (the API's WebhookSubscriberDeliveryList). */
+export interface SubscriberDeliveryPage {
+  list: WebhookSubscriberDeliverySummary[];
+  nextCursor?: string;
+}
+
 export interface SubscriberService {
   create(scope: Scope, input: WebhookSubscriberCreateRequest, options?: { listener?: ListenerOptions }): Promise<WebhookSubscriberResponse>;
   get(scope: Scope, handle: string): Promise<WebhookSubscriberResponse>;
@@ -32,6 +38,8 @@ export interface SubscriberService {
   delete(scope: Scope, handle: string): Promise<void>;
   /** Newest attempt first (rows never attempted by creation time), at most 50. */
   deliveries(scope: Scope, handle: string): Promise<WebhookSubscriberDeliverySummary[]>;
+  /** The same, page by page: `cursor` is a previous page's `nextCursor`. */
+  deliveriesPage(scope: Scope, handle: string, query?: { cursor?: string }): Promise<SubscriberDeliveryPage>;
   /** Which of the org's most recent events a filter (and patterns) would have delivered; nothing is stored. */
   previewFilter(scope: Scope, input: WebhookFilterPreviewRequest): Promise<WebhookFilterPreview>;
 }

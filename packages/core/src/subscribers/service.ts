@@ -9,12 +9,13 @@ import { isDuplicateKeyError } from '../storage/collections.js';
 import { releaseWriteTurn, takeWriteTurn } from '../storage/write-turns.js';
 import type { SubscriberDocument } from '../storage/documents.js';
 import type { Scope } from '../shared/scope.js';
-import type { SubscriberService } from './contract.js';
+import type { SubscriberDeliveryPage, SubscriberService } from './contract.js';
 import { validatePageQuery } from '../validation/page.js';
 import { newSubscriberDocument, patchedSubscriberDocument, type ChangeContext } from './changes.js';
 import { principalsOf, SYSTEM_ACTOR, toListItem, toResponse } from './mapping.js';
 import { findByHandle, forgetHandle, rememberHandle } from './handle-index.js';
 import { previewFilter } from './filter-preview.js';
+import { readSubscriberDeliveriesCursor, subscriberDeliveriesCursor, subscriberDeliveriesQueries } from './deliveries-query.js';
 import { bumpSubscribersRevision } from '../model/subscriber-directory.js';
 import { checkEgressProxyConfigured, isPossibleHandle, validateSubscriberCreate, validateSubscriberUpdate } from './validation.js';
 
@@ -47,6 +48,33 @@ function pause(round: number): Promise<void> {
 
 export function createSubscriberService(context: CoreContext): SubscriberService {
   const { collections } = context;
+
+  /**
+   * One page of a subscriber's rows from both collections (a row moving between them at that moment
+   * is taken from the queue, the live copy): each read asks one row more than the page, so whether
+   * another page follows is known without counting.
+   */
+  async function deliveriesPage(scope: Scope, handle: string, query: { cursor?: unknown } = {}): Promise<SubscriberDeliveryPage> {
+    const subscriber = await load(scope, handle);
+    const position = query.cursor === undefined ? undefined : readSubscriberDeliveriesCursor(scope.orgId, subscriber._id, query.cursor);
+    const wanted = SUBSCRIBER_DELIVERIES_MAX + 1;
+    const merged: DeliveryRowSummary[] = [];
+    const seen = new Set<string>();
+    for (const { filter, sort } of subscriberDeliveriesQueries(subscriber._id, position?.after)) {
+      const newest = (rows: typeof collections.deliveries) =>
+        rows.find(filter).sort(sort).limit(wanted - merged.length).project<DeliveryRowSummary>(SUMMARY_PROJECTION).toArray();
+      const [active, finished] = await Promise.all([newest(collections.queue), newest(collections.deliveries)]);
+      // The queue's copy first: it is the live one.
+      const stretch = [...active, ...finished].filter((row) => !seen.has(row._id) && seen.add(row._id));
+      merged.push(...stretch.sort(newestAttemptFirst));
+      if (merged.length >= wanted) break;
+    }
+    const rows = merged.slice(0, SUBSCRIBER_DELIVERIES_MAX);
+    const last = rows.at(-1);
+    const offset = (position?.offset ?? 0) + rows.length;
+    const nextCursor = merged.length > SUBSCRIBER_DELIVERIES_MAX && last ? subscriberDeliveriesCursor(scope.orgId, subscriber._id, last, offset) : undefined;
+    return { list: rows.map(toDeliverySummary), ...(nextCursor ? { nextCursor } : {}) };
+  }
 
   function changeContext(scope: Scope): ChangeContext {
     return {
@@ -238,22 +266,9 @@ export function createSubscriberService(context: CoreContext): SubscriberService
     },
 
     async deliveries(scope, handle) {
-      const subscriber = await load(scope, handle);
-      // Rows never attempted have lastAttemptAt null, which sorts last in descending order; among
-      // them the newest created comes first.
-      const newest = (rows: typeof collections.deliveries) =>
-        rows
-          .find({ subscriberId: subscriber._id })
-          .sort({ lastAttemptAt: -1, createdAt: -1, _id: -1 })
-          .limit(SUBSCRIBER_DELIVERIES_MAX)
-          .project<DeliveryRowSummary>(SUMMARY_PROJECTION)
-          .toArray();
-      const [active, finished] = await Promise.all([newest(collections.queue), newest(collections.deliveries)]);
-      const seen = new Set(active.map((row) => row._id));
-      return [...active, ...finished.filter((row) => !seen.has(row._id))]
-        .sort(newestAttemptFirst)
-        .slice(0, SUBSCRIBER_DELIVERIES_MAX)
-        .map(toDeliverySummary);
+      return (await deliveriesPage(scope, handle)).list;
     },
+
+    deliveriesPage,
   };
 }

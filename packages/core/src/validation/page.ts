@@ -21,6 +21,17 @@ export function validatePageQuery(query: { limit?: unknown; offset?: unknown } =
   };
 }
 
+/**
+ * A page of a list that pages by cursor as well: `cursor` names where the page begins and stands in
+ * for `offset`, so the two together are refused rather than one of them silently ignored.
+ */
+export function validateCursorPageQuery(query: { limit?: unknown; offset?: unknown; cursor?: unknown } = {}): PageWindow & { cursor?: unknown } {
+  const window = validatePageQuery(query);
+  if (query.cursor === undefined) return window;
+  if (query.offset !== undefined) throw ValidationError.single('offset', 'cannot be combined with cursor: a cursor names where the page begins');
+  return { ...window, cursor: query.cursor };
+}
+
 export function validateEventStatus(status: unknown): EventStatus | undefined {
   if (status === undefined) return undefined;
   if (typeof status === 'string' && (EVENT_STATUSES as readonly string[]).includes(status)) return status as EventStatus;

@@ -33,11 +33,14 @@ describe('subscriber request schemas', () => {
 });
 
 describe('query schemas', () => {
-  test('limit 1–100 default 20, offset ≥ 0 default 0, status enum, unknown parameters refused', () => {
+  test('limit 1–100 default 20, offset ≥ 0 (no schema default: it would collide with a cursor), status enum, cursor, unknown parameters refused', () => {
     const query = validatorFor(schemas.WebhookEventListQuery);
     const withDefaults: Record<string, unknown> = {};
     expect(query(withDefaults)).toBe(true);
-    expect(withDefaults).toEqual({ limit: 20, offset: 0 });
+    expect(withDefaults).toEqual({ limit: 20 });
+    expect(query({ cursor: 'abc.def' })).toBe(true);
+    expect(query({ cursor: 'abc' })).toBe(false);
+    expect(query({ cursor: `${'a'.repeat(600)}.b` })).toBe(false);
     expect(query({ limit: 100, status: 'ALL_DELIVERED' })).toBe(true);
     expect(query({ limit: 101 })).toBe(false);
     expect(query({ limit: 0 })).toBe(false);

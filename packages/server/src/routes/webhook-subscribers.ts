@@ -148,14 +148,14 @@ export const webhookSubscriberRoutes: FastifyPluginAsyncTypebox<WebhookRouteOpti
       config: { scope: SCOPES.subscriberRead, portal: true },
       schema: {
         operationId: 'listWebhookSubscriberDeliveries',
-        summary: "A subscriber's most recent delivery attempts, newest first",
+        summary: "A subscriber's most recent delivery attempts, newest first (50 a page; older pages by cursor)",
         tags: TAGS,
         params: SubscriberParams,
-        querystring: NoQuery,
+        querystring: schemas.WebhookSubscriberDeliveryListQuery,
         response: { 200: schemas.WebhookSubscriberDeliveryList, ...errorResponses(404) },
       },
     },
-    async (request) => ({ list: await herald.subscribers.deliveries(coreScope(request, orgId), request.params.subscriberId) }),
+    async (request) => herald.subscribers.deliveriesPage(coreScope(request, orgId), request.params.subscriberId, request.query),
   );
 
   app.post(

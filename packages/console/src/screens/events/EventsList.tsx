@@ -16,10 +16,10 @@ import { deliverySummary } from './delivery-summary';
 import { PublishHint } from './PublishHint';
 import { RetentionNote } from './RetentionNote';
 
-export function EventsList({ offset, status }: { offset: number; status?: EventStatus }) {
+export function EventsList({ offset, status, cursor }: { offset: number; status?: EventStatus; cursor?: string }) {
   const { api, can, portal } = useSession();
   const [live, setLive] = useState(true);
-  const poll = usePolling(() => api.listEvents(offset, status), `events:${status ?? ''}:${offset}`, live);
+  const poll = usePolling(() => api.listEvents(offset, status, cursor), `events:${status ?? ''}:${cursor ?? offset}`, live);
   const page = poll.data;
 
   return (
@@ -88,7 +88,13 @@ export function EventsList({ offset, status }: { offset: number; status?: EventS
               </tbody>
             </table>
           </div>
-          <Pager pagination={page.pagination} count={page.count} label="Event pages" hrefAt={(next) => href({ name: 'events', offset: next, status })} />
+          <Pager
+            pagination={page.pagination}
+            count={page.count}
+            label="Event pages"
+            hrefAt={(next) => href({ name: 'events', offset: next, status })}
+            nextHref={page.nextCursor ? href({ name: 'events', offset: 0, status, cursor: page.nextCursor }) : null}
+          />
         </>
       )}
       {page && page.list.length === 0 && page.pagination.total > 0 && (
