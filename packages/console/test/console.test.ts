@@ -415,7 +415,7 @@ describe('Herald console', () => {
       const configured = page.locator('tr[data-event-type="invoice.paid"]');
       await configured.getByText(INVOICE_PAID.description).waitFor();
       await configured.getByText('card', { exact: true }).waitFor();
-      for (const type of ['herald.delivery_exhausted', 'herald.delivery_stalled', 'herald.recovery_completed', 'herald.subscriber_failing', 'herald.subscriber_recovered']) {
+      for (const type of ['herald.delivery_exhausted', 'herald.delivery_stalled', 'herald.recovery_completed', 'herald.subscriber_disabled', 'herald.subscriber_failing', 'herald.subscriber_recovered']) {
         await page.locator(`tr[data-event-type="${type}"]`).waitFor();
       }
       await shots.step('event-types');
