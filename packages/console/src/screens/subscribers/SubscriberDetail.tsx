@@ -13,6 +13,7 @@ import { EnabledBadge } from '../../ui/StatusBadge';
 import { Time } from '../../ui/Time';
 import { useAction } from '../../ui/use-action';
 import { HealthFacts } from './HealthNote';
+import { DisabledNotice } from './DisabledNotice';
 import { RecentDeliveries } from './RecentDeliveries';
 import { RecoverDeliveries } from './RecoverDeliveries';
 import { RotateSecret } from './RotateSecret';
@@ -74,6 +75,7 @@ export function SubscriberDetail({ id }: { id: string }) {
             </button>
           </div>
           <ActionReasons id={reasonsId} capabilities={[can.updateSubscriber, can.deleteSubscriber]} />
+          <DisabledNotice reason={subscriber.disabledReason} />
           {action.error && <ErrorNotice error={action.error} />}
           {rotating && (
             <RotateSecret
