@@ -4,7 +4,7 @@ import type { CoreContext } from '../context.js';
 import { SUMMARY_PROJECTION, toDeliverySummary, type DeliveryRowSummary } from '../model/delivery-views.js';
 import { ConflictError, NotFoundError } from '../shared/errors.js';
 import { CANCELLED_DELETED, CANCELLED_DISABLED, cancelInBackground } from './cancellation.js';
-import { handleTaken, replaceByRevision as writeByRevision, subscriberNotFound } from './revision-write.js';
+import { handleTaken, replaceByRevision, subscriberNotFound } from './revision-write.js';
 import { SUBSCRIBER_DELIVERIES_MAX } from '../schemas/index.js';
 import { isDuplicateKeyError } from '../storage/collections.js';
 import type { SubscriberDocument } from '../storage/documents.js';
@@ -17,8 +17,6 @@ import { findByHandle, forgetHandle, rememberHandle } from './handle-index.js';
 import { previewFilter } from './filter-preview.js';
 import { bumpSubscribersRevision } from '../model/subscriber-directory.js';
 import { checkEgressProxyConfigured, isPossibleHandle, validateSubscriberCreate, validateSubscriberUpdate } from './validation.js';
-
-const notFound = subscriberNotFound;
 
 /** lastAttemptAt descending with never-attempted rows last, then createdAt descending, then id. */
 function newestAttemptFirst(a: DeliveryRowSummary, b: DeliveryRowSummary): number {
@@ -77,11 +75,9 @@ export function createSubscriberService(context: CoreContext): SubscriberService
 
   async function load(scope: Scope, handle: string): Promise<SubscriberDocument> {
     const document = isPossibleHandle(handle) ? await findByHandle(collections, scope.orgId, handle) : null;
-    if (!document) throw notFound(handle);
+    if (!document) throw subscriberNotFound(handle);
     return document;
   }
-
-  const replaceByRevision = (id: string, handle: string, change: (current: SubscriberDocument) => SubscriberDocument) => writeByRevision(context, id, handle, change);
 
   return {
     async create(scope, input, options = {}) {
@@ -124,7 +120,7 @@ export function createSubscriberService(context: CoreContext): SubscriberService
       const valid = validateSubscriberUpdate(patch, sensitiveFields());
       checkEgressProxyConfigured(valid.egressProxy, context.egressProxyNames);
       const found = await load(scope, handle);
-      const written = await replaceByRevision(found._id, handle, (current) => patchedSubscriberDocument(current, valid, changeContext(scope)));
+      const written = await replaceByRevision(context, found._id, handle, (current) => patchedSubscriberDocument(current, valid, changeContext(scope)));
       if (!written) throw new ConflictError(`webhook subscriber "${handle}" was modified concurrently; retry the update`);
       const { current, next } = written;
       if (next.handle !== current.handle) {
@@ -141,7 +137,7 @@ export function createSubscriberService(context: CoreContext): SubscriberService
       const current = await load(scope, handle);
       // By id and handle: a concurrent rename makes this a 404 rather than deleting the renamed one.
       const result = await collections.subscribers.deleteOne({ _id: current._id, handle });
-      if (result.deletedCount === 0) throw notFound(handle);
+      if (result.deletedCount === 0) throw subscriberNotFound(handle);
       await forgetHandle(collections, scope.orgId, current.handle, current._id);
       await bumpSubscribersRevision(collections, scope.orgId);
       cancelInBackground(context, current._id, CANCELLED_DELETED, context.now());
@@ -152,8 +148,8 @@ export function createSubscriberService(context: CoreContext): SubscriberService
       if (!found?.listener) return false;
       // A new revision like any change, so an update that read the listener before cannot write the
       // old expiry back. What it matches does not change: the org's revision stays.
-      const written = await replaceByRevision(found._id, handle, (current) => {
-        if (!current.listener) throw notFound(handle);
+      const written = await replaceByRevision(context, found._id, handle, (current) => {
+        if (!current.listener) throw subscriberNotFound(handle);
         return { ...current, listener: { expiresAt }, revision: (current.revision ?? 0) + 1 };
       }).catch((error: unknown) => {
         if (error instanceof NotFoundError) return 'gone' as const;
