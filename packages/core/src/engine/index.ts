@@ -53,6 +53,9 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
 
   const disableSubscriber = deps.disableSubscriber;
   // Without the breaker no health is stored, so nothing could ever be found failing.
+  if (!config.breaker && deps.options.autoDisableAfterMs !== undefined && config.autoDisableAfterMs > 0) {
+    deps.logger.warn({ autoDisableAfterMs: config.autoDisableAfterMs }, 'auto-disable is configured but the breaker is off: without endpoint health nothing is ever auto-disabled');
+  }
   const autoDisableCheck = disableSubscriber && config.breaker && config.autoDisableAfterMs > 0
     ? () => checkAutoDisable({ health: store.health, afterMs: config.autoDisableAfterMs, now: deps.now ?? (() => new Date()), disable: disableSubscriber, emit: deps.emit, logger: deps.logger })
     : undefined;

@@ -1,9 +1,10 @@
 // Cluster-wide periodic work on Agenda (DECISIONS §7): lease recovery, completion of interrupted
 // fan-outs, re-aggregation of events a dead worker left DISPATCHED, recoveries asked for through
-// the API, retention, and auto-disable of subscribers that have failed for too long. Agenda's `every` keeps one job document per name, so each job runs
-// on one replica at a time — on MongoDB. Its lock is a findOneAndUpdate, which FerretDB v1 does
-// not make atomic under concurrent writers (DECISIONS §8), so every job here is written to be
-// harmless if two replicas do run it at once: each is a set of conditional, idempotent updates.
+// the API, retention, and auto-disable of subscribers that have failed for too long. Agenda's
+// `every` keeps one job document per name, so each job runs on one replica at a time — on
+// MongoDB. Its lock is a findOneAndUpdate, which FerretDB v1 does not make atomic under concurrent
+// writers (DECISIONS §8), so every job here is written to be harmless if two replicas do run it at
+// once: each is a set of conditional, idempotent updates.
 // Correctness never depends on Agenda's exclusivity, only efficiency does.
 //
 // Retries are not Agenda jobs: a retry is the row's own `nextAttemptAt`, written in the same

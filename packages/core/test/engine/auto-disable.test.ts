@@ -4,6 +4,7 @@
 // which this test moves forward; the receivers are real HTTP servers on loopback.
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createHerald } from '../../src/index.js';
+import { silentLogger } from '../../src/shared/logger.js';
 import { answer, startSink, type Sink } from './support/sink.js';
 import { eventSettles, eventually, scope, startHarness, type Harness } from './support/harness.js';
 import { openTestDatabase } from '../../../../test/support/mongo.js';
@@ -103,7 +104,7 @@ test('failing past the limit disables with a reason and an event; a success insi
   expect(bodies(operations).filter((body) => body.type === 'herald.subscriber_disabled')).toHaveLength(1);
 });
 
-test('a bad limit is refused with the option named; 0 turns it off', async () => {
+test('a bad limit is refused with the option named; 0 turns it off; with the breaker off it warns', async () => {
   const database = await openTestDatabase('auto-disable-config');
   try {
     for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
@@ -111,6 +112,12 @@ test('a bad limit is refused with the option named; 0 turns it off', async () =>
     }
     const off = await createHerald({ mongo: { db: database.db }, delivery: { autoDisableAfterMs: 0 } });
     await off.close();
+    // Configured with the breaker off, it could never fire: Herald says so once.
+    const warnings: string[] = [];
+    const logger = { ...silentLogger, warn: (_fields: object, message?: string) => void warnings.push(message ?? '') };
+    const blind = await createHerald({ mongo: { db: database.db }, logger, delivery: { autoDisableAfterMs: DAY, breaker: false } });
+    await blind.close();
+    expect(warnings).toEqual(['auto-disable is configured but the breaker is off: without endpoint health nothing is ever auto-disabled']);
   } finally {
     await database.close();
   }
