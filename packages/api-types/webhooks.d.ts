@@ -753,6 +753,25 @@ export interface components {
             statuses?: ("FAILED" | "DELIVERED")[];
         };
         /**
+         * SubscriberDisabledReason
+         * @description Why Herald disabled the subscriber; present only while it stays disabled. Setting `enabled` clears it.
+         * @example {
+         *       "code": "AUTO_DISABLED",
+         *       "message": "every delivery has failed since 2025-01-26T12:00:00.000Z, longer than the auto-disable limit of 5d (last error: HTTP 503); enable it again to resume, and recover the failed range",
+         *       "at": "2025-01-31T12:00:30.000Z"
+         *     }
+         */
+        SubscriberDisabledReason: {
+            /**
+             * @description AUTO_DISABLED: every delivery failed for longer than the host's auto-disable limit.
+             * @enum {string}
+             */
+            code: "AUTO_DISABLED";
+            message: string;
+            /** Format: date-time */
+            at: string;
+        };
+        /**
          * SubscriberHealth
          * @description The endpoint's health as the delivery engine last saw it change; absent until it first does.
          * @example {
@@ -1363,6 +1382,7 @@ export interface components {
             egressProxy?: string;
             hasSecret: boolean;
             health?: components["schemas"]["SubscriberHealth"];
+            disabledReason?: components["schemas"]["SubscriberDisabledReason"];
             /** @description Creator's identity, or `deleted_user`. */
             createdBy: string;
             /** Format: date-time */
@@ -1461,6 +1481,7 @@ export interface components {
             egressProxy?: string;
             hasSecret: boolean;
             health?: components["schemas"]["SubscriberHealth"];
+            disabledReason?: components["schemas"]["SubscriberDisabledReason"];
             /** @description Creator's identity, or `deleted_user`. */
             createdBy: string;
             /** Format: date-time */

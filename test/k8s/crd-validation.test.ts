@@ -100,4 +100,17 @@ describe('WebhookSubscriber CRD', () => {
     const table = kubectlOk(['get', 'webhooksubscribers', '-n', namespace]);
     expect(table.split('\n')[0]).toMatch(/NAME\s+URL\s+ENABLED\s+READY\s+AGE/);
   });
+
+  it('keeps status.autoDisabled as the operator writes it, and refuses one without its fields', () => {
+    expect(apply('auto-disabled', { targetUrl: 'https://e.com/' }).status).toBe(0);
+    const patch = (status: Record<string, unknown>) =>
+      kubectl(['patch', 'webhooksubscriber', 'auto-disabled', '-n', namespace, '--subresource=status', '--type=merge', '-p', JSON.stringify({ status })]);
+    const autoDisabled = { at: '2026-01-06T00:00:00.000Z', message: 'every delivery has failed since 2026-01-01T00:00:00.000Z', observedGeneration: 1 };
+    // A merge patch adds to what is there: the incomplete one is sent while there is none.
+    expect(patch({ autoDisabled: { at: '2026-01-06T00:00:00.000Z' } }).status).not.toBe(0);
+    expect(patch({ autoDisabled }).status).toBe(0);
+    expect(JSON.parse(kubectlOk(['get', 'webhooksubscriber', 'auto-disabled', '-n', namespace, '-o', 'jsonpath={.status.autoDisabled}']))).toEqual(autoDisabled);
+    expect(patch({ autoDisabled: null }).status).toBe(0);
+    expect(kubectlOk(['get', 'webhooksubscriber', 'auto-disabled', '-n', namespace, '-o', 'jsonpath={.status.autoDisabled}'])).toBe('');
+  });
 });

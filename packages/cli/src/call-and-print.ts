@@ -6,8 +6,10 @@ import { callApi, type ApiCall } from './http/client.js';
 import { printResult, withProgress } from './output.js';
 import type { View } from './view.js';
 
-export async function callAndPrint(label: string, call: ApiCall, view: View, jsonFlag: boolean): Promise<void> {
+/** Returns the answer as printed, for commands that add a notice about it. */
+export async function callAndPrint(label: string, call: ApiCall, view: View, jsonFlag: boolean): Promise<unknown> {
   const instance = activeInstance(openConfigStore());
   const { data } = await withProgress(label, () => callApi(instance, call), jsonFlag);
   await printResult(data, view, jsonFlag);
+  return data;
 }

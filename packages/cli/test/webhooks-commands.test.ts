@@ -67,6 +67,22 @@ describe('webhooks subscribers', () => {
     expect(JSON.parse(cli.server.requests[0]!.body.toString())).toStrictEqual({ enabled: false });
   });
 
+  it('get and list add a notice on stderr for a subscriber Herald disabled, and leave the JSON as served', async () => {
+    const disabledReason = { code: 'AUTO_DISABLED', message: 'every delivery has failed since 2026-01-01T00:00:00.000Z, longer than the auto-disable limit of 5d', at: '2026-01-06T00:00:00.000Z' };
+    const disabled = { ...subscriber, enabled: false, disabledReason };
+    cli.server.respond((request) => (request.url.endsWith('/billing') ? json(disabled) : json({ list: [subscriber, { ...disabled, id: 'audit' }], count: 2, pagination: { total: 2, limit: 20, offset: 0 } })));
+    const got = await herald(['webhooks', 'subscribers', 'get', 'billing']);
+    expect(got.code).toBe(0);
+    expect(JSON.parse(got.text)).toStrictEqual(disabled);
+    expect(got.stderr).toContain(`Notice: subscriber billing was auto-disabled by Herald at 2026-01-06T00:00:00.000Z: ${disabledReason.message}. Re-enable: herald webhooks subscribers update billing --enabled true`);
+    const listed = await herald(['webhooks', 'subscribers', 'list']);
+    expect(listed.stderr.match(/Notice:/g)).toHaveLength(1);
+    expect(listed.stderr).toContain('Notice: subscriber audit was auto-disabled');
+    // An enabled subscriber, or one disabled by hand, gets no notice.
+    cli.server.respond(() => json({ ...subscriber, enabled: false }));
+    expect((await herald(['webhooks', 'subscribers', 'get', 'billing'])).stderr).not.toContain('Notice');
+  });
+
   it('get and delete address the subscriber by handle', async () => {
     cli.server.respond((request) => (request.method === 'DELETE' ? { status: 204 } : json(subscriber)));
     const got = await herald(['webhooks', 'subscribers', 'get', 'billing', '--json']);

@@ -4,11 +4,12 @@
 // every action disabled; recover a failed range from the UI, read the event-type catalog and download
 // it as AsyncAPI; turn per-key ordering on and off and see each ordered delivery's sequence; the
 // events list says how long settled events are kept; a subscriber goes through a named egress proxy
-// (a real CONNECT proxy).
+// (a real CONNECT proxy); a subscriber Herald auto-disabled shows why and is enabled again.
 // axe-core checks each screen; the main flow is driven from the keyboard.
 import { readFile } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createHerald } from '@herald/core';
 import { startTestHost, type TestHost } from '../../server/test/support/test-host.js';
 import { startConnectProxy, type ConnectProxy } from '../../../test/support/connect-proxy.js';
 import { seriousViolations } from './support/axe.js';
@@ -415,7 +416,7 @@ describe('Herald console', () => {
       const configured = page.locator('tr[data-event-type="invoice.paid"]');
       await configured.getByText(INVOICE_PAID.description).waitFor();
       await configured.getByText('card', { exact: true }).waitFor();
-      for (const type of ['herald.delivery_exhausted', 'herald.delivery_stalled', 'herald.recovery_completed', 'herald.subscriber_failing', 'herald.subscriber_recovered']) {
+      for (const type of ['herald.delivery_exhausted', 'herald.delivery_stalled', 'herald.recovery_completed', 'herald.subscriber_disabled', 'herald.subscriber_failing', 'herald.subscriber_recovered']) {
         await page.locator(`tr[data-event-type="${type}"]`).waitFor();
       }
       await shots.step('event-types');
@@ -603,6 +604,57 @@ describe('Herald console', () => {
       expect(problems).toEqual([]);
     } finally {
       await context.close();
+    }
+  }, 120_000);
+
+  it('marks a subscriber Herald auto-disabled in the list, explains it on its screen, and enables it again', async () => {
+    // Nothing listens on the discard port: every attempt fails.
+    await api('POST', '/api/v0.9/webhook-subscribers', { id: 'payroll', displayName: 'Payroll', targetUrl: 'http://127.0.0.1:9/hooks', events: ['payroll.*'] });
+    await publish('payroll.run');
+    const subscriber = () => api<{ enabled: boolean; health?: { state: string } }>('GET', '/api/v0.9/webhook-subscribers/payroll');
+    await vi.waitFor(async () => expect((await subscriber()).health?.state).toMatch(/failing|open/), { timeout: 20_000, interval: 200 });
+    // A worker replica whose clock is five days on finds it failing past the limit (the host's own
+    // check runs on the real clock and leaves it alone).
+    const worker = await createHerald({
+      mongo: { uri: host.database.uri, dbName: host.database.dbName },
+      masterKeys: host.config.masterKeys,
+      now: () => new Date(Date.now() + 5 * 86_400_000 + 60_000),
+      delivery: { maintenanceIntervalMs: 300, jobPollIntervalMs: 200, ssrfAllowList: ['127.0.0.0/8'] },
+    });
+    try {
+      await worker.start();
+      await vi.waitFor(async () => expect((await subscriber()).enabled).toBe(false), { timeout: 20_000, interval: 200 });
+    } finally {
+      await worker.close();
+    }
+
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems = watchForProblems(page);
+    try {
+      await page.goto(`${origin}/console/#/subscribers`);
+      await page.getByLabel('API token').fill(host.adminToken);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      const row = page.locator('tr', { hasText: 'Payroll' });
+      await row.locator('[data-disabled-reason="AUTO_DISABLED"]').getByText('Auto-disabled').waitFor();
+      expect(await page.locator('[data-disabled-reason]').count()).toBe(1);
+      await expectAccessible(page, 'subscribers with an auto-disabled one');
+
+      await page.goto(`${origin}/console/#/subscribers/payroll`);
+      const notice = page.locator('.notice[data-disabled-reason="AUTO_DISABLED"]');
+      await notice.getByText('Disabled by Herald').waitFor();
+      expect(await notice.textContent()).toContain('every delivery has failed since');
+      expect(await notice.textContent()).toContain('auto-disable limit of 5d');
+      await expectAccessible(page, 'auto-disabled subscriber');
+
+      await page.getByRole('button', { name: 'Enable' }).click();
+      await page.getByText('Payroll is now enabled.').waitFor();
+      await notice.waitFor({ state: 'detached' });
+      expect((await subscriber()).enabled).toBe(true);
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+      await api('DELETE', '/api/v0.9/webhook-subscribers/payroll').catch(() => undefined);
     }
   }, 120_000);
 });

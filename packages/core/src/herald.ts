@@ -21,6 +21,7 @@ import { watchStore } from './storage/store-watch.js';
 import { reportStoreSilence } from './storage/silence-report.js';
 import { createSubscriberDirectory } from './model/subscriber-directory.js';
 import { createSubscriberService } from './subscribers/service.js';
+import { autoDisableSubscriber } from './subscribers/auto-disable.js';
 import { createRetentionService } from './retention/service.js';
 import { resolveConfig } from './engine/config.js';
 import { createEgressProxies, type EgressProxies, type EgressProxyOptions } from './engine/egress/proxy-config.js';
@@ -132,6 +133,8 @@ export async function createHerald(options: HeraldOptions): Promise<Herald> {
     completePendingFanOuts: completePending,
     stepRecoveries: () => stepRecoveries(context),
     emit: (orgId, event, cause) => emit(orgId, event, cause),
+    disableSubscriber: (request) => autoDisableSubscriber(context, request),
+    ...(options.now ? { now: options.now } : {}),
   };
   const deliveryEngine: DeliveryEngine = (options.engineFactory ?? createDeliveryEngine)(deps);
 

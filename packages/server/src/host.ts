@@ -98,6 +98,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
         ...(config.stallAfterMs ? { stallAfterMs: config.stallAfterMs } : {}),
         ...(config.loopStuckAfterMs ? { loopStuckAfterMs: config.loopStuckAfterMs } : {}),
         ...(config.breaker !== undefined ? { breaker: config.breaker } : {}),
+        ...(config.autoDisableAfterMs !== undefined ? { autoDisableAfterMs: config.autoDisableAfterMs } : {}),
         ...(config.deliveryTraceparent ? { traceparentHeader: true } : {}),
         selfTargetPrefix: () => (selfOrigin === undefined ? undefined : `${selfOrigin}${LISTEN_PATH}`),
       },

@@ -100,6 +100,23 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ env: { ...MONGO, HERALD_BREAKER: '0/1m' } })).toThrow(/HERALD_BREAKER/);
   });
 
+  it('HERALD_AUTO_DISABLE_AFTER: a duration, 0 or off turns it off; malformed, negative, under a minute or over a year is refused by name', () => {
+    expect(loadConfig({ env: MONGO }).autoDisableAfterMs).toBeUndefined();
+    expect(loadConfig({ env: { ...MONGO, HERALD_AUTO_DISABLE_AFTER: '3d' } }).autoDisableAfterMs).toBe(3 * 86_400_000);
+    expect(loadConfig({ env: { ...MONGO, HERALD_AUTO_DISABLE_AFTER: '12h' } }).autoDisableAfterMs).toBe(12 * 3_600_000);
+    for (const off of ['0', 'off', 'OFF']) expect(loadConfig({ env: { ...MONGO, HERALD_AUTO_DISABLE_AFTER: off } }).autoDisableAfterMs).toBe(0);
+    for (const bad of ['soon', '-5d', '30s', '400d', '5 days', '1.5d']) {
+      const problems = problemsOf(() => loadConfig({ env: { ...MONGO, HERALD_AUTO_DISABLE_AFTER: bad } })).join('\n');
+      expect(problems, bad).toContain('HERALD_AUTO_DISABLE_AFTER');
+    }
+    const dir = mkdtempSync(join(tmpdir(), 'herald-auto-disable-'));
+    const file = join(dir, 'herald.json');
+    writeFileSync(file, JSON.stringify({ autoDisableAfterMs: '5d' }));
+    expect(problemsOf(() => loadConfig({ env: MONGO, configFile: file })).join('\n')).toContain('autoDisableAfterMs');
+    writeFileSync(file, JSON.stringify({ autoDisableAfterMs: 86_400_000 }));
+    expect(loadConfig({ env: MONGO, configFile: file }).autoDisableAfterMs).toBe(86_400_000);
+  });
+
   it('retention: HERALD_RETENTION=0 keeps forever, under a minute is refused; per-type windows come from the file', () => {
     expect(loadConfig({ env: { ...MONGO, HERALD_RETENTION: '0' } }).retentionMs).toBe(0);
     expect(() => loadConfig({ env: { ...MONGO, HERALD_RETENTION: '30s' } })).toThrow(/HERALD_RETENTION/);

@@ -41,10 +41,11 @@ describe('reading the catalog', () => {
       'herald.delivery_exhausted',
       'herald.delivery_stalled',
       'herald.recovery_completed',
+      'herald.subscriber_disabled',
       'herald.subscriber_failing',
       'herald.subscriber_recovered',
     ]);
-    expect(response.body.count).toBe(7);
+    expect(response.body.count).toBe(8);
   });
 
   it('every served example satisfies the served data schema (the configured types and Herald\'s own)', async () => {

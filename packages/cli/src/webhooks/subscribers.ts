@@ -12,6 +12,7 @@ import { readFileOrStdin } from '../io.js';
 import { printResult, withProgress } from '../output.js';
 import type { Column } from '../view.js';
 import { fetchList } from './fetch-list.js';
+import { disabledNotices } from './subscriber-notices.js';
 import { recoverHelp, recoveryHelp, runRecover, runRecovery } from './recover.js';
 import { parsePageNumber, resourcePath, subscriberRequestFromFlags } from './subscriber-request.js';
 
@@ -196,6 +197,10 @@ async function requestBody(args: ParsedArgs): Promise<Record<string, unknown>> {
   );
 }
 
+function printNotices(data: unknown): void {
+  for (const line of disabledNotices(data)) process.stderr.write(`${line}\n`);
+}
+
 async function list(argv: readonly string[]): Promise<number> {
   const args = await parseCommand(argv, helps.list, 'herald webhooks subscribers list', []);
   if (!args) return ExitCode.ok;
@@ -209,6 +214,7 @@ async function list(argv: readonly string[]): Promise<number> {
   const instance = activeInstance(openConfigStore());
   const data = await withProgress('Loading subscribers', () => fetchList(instance, { endpoint: collection, query, all: booleanFlag(args, 'all') }), json);
   await printResult(data, { kind: 'table', columns: subscriberColumns }, json);
+  printNotices(data);
   return ExitCode.ok;
 }
 
@@ -217,7 +223,7 @@ async function get(argv: readonly string[]): Promise<number> {
   if (!args) return ExitCode.ok;
   const json = booleanFlag(args, 'json');
   const endpoint = resourcePath('webhook-subscribers', args.positionals[0] as string);
-  await callAndPrint('Loading subscriber', { method: 'GET', endpoint }, { kind: 'record' }, json);
+  printNotices(await callAndPrint('Loading subscriber', { method: 'GET', endpoint }, { kind: 'record' }, json));
   return ExitCode.ok;
 }
 
@@ -239,7 +245,7 @@ async function update(argv: readonly string[]): Promise<number> {
   const endpoint = resourcePath('webhook-subscribers', args.positionals[0] as string);
   const body = await requestBody(args);
   if (Object.keys(body).length === 0) throw usageError('NOTHING_TO_UPDATE', 'nothing to update: pass at least one field flag', usageHint('herald webhooks subscribers update'));
-  await callAndPrint('Updating subscriber', { method: 'PUT', endpoint, body }, { kind: 'record' }, json);
+  printNotices(await callAndPrint('Updating subscriber', { method: 'PUT', endpoint, body }, { kind: 'record' }, json));
   return ExitCode.ok;
 }
 

@@ -19,6 +19,7 @@ export interface HostInfo {
 }
 
 export type SubscriberHealth = Webhooks['SubscriberHealth'];
+export type SubscriberDisabledReason = Webhooks['SubscriberDisabledReason'];
 
 type SubscriberDetail = Webhooks['WebhookSubscriberResponseSchema'];
 /** A single subscriber or a list item: `updatedBy` is present on a single subscriber only. */

@@ -2,6 +2,7 @@
 import { retryPolicy, type RetryPolicy } from './backoff.js';
 import { DEFAULT_BREAKER_POLICY, type BreakerPolicy } from './breaker.js';
 import type { DeliveryOptions } from './contract.js';
+import { DEFAULT_AUTO_DISABLE_AFTER_MS } from '../rules/auto-disable.js';
 
 export interface EngineConfig {
   retry: RetryPolicy;
@@ -30,6 +31,8 @@ export interface EngineConfig {
   loopStuckAfterMs: number;
   /** Endpoint health (breaker.ts); null: never hold a subscriber's deliveries. */
   breaker: BreakerPolicy | null;
+  /** Disable a subscriber failing this long (rules/auto-disable.ts); 0: never. */
+  autoDisableAfterMs: number;
 }
 
 const DAY = 24 * 60 * 60 * 1000;
@@ -61,12 +64,19 @@ export function resolveConfig(options: DeliveryOptions): EngineConfig {
     stallAfterMs: positive('stallAfterMs', options.stallAfterMs, 45_000),
     loopStuckAfterMs: positive('loopStuckAfterMs', options.loopStuckAfterMs, 120_000),
     breaker: options.breaker === false ? null : resolveBreaker(options.breaker ?? {}),
+    autoDisableAfterMs: resolveAutoDisable(options.autoDisableAfterMs),
   };
 }
 
 function nonNegative(name: string, value: number | undefined, fallback: number): number {
   const resolved = value ?? fallback;
   if (!Number.isFinite(resolved) || resolved < 0) throw new RangeError(`${name} must be a number ≥ 0 (0 keeps forever)`);
+  return resolved;
+}
+
+function resolveAutoDisable(value: number | undefined): number {
+  const resolved = value ?? DEFAULT_AUTO_DISABLE_AFTER_MS;
+  if (!Number.isFinite(resolved) || resolved < 0) throw new RangeError('delivery.autoDisableAfterMs must be a number ≥ 0 (0 turns auto-disable off)');
   return resolved;
 }
 

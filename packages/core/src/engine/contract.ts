@@ -75,6 +75,12 @@ export interface DeliveryOptions {
    * its subscriber says otherwise (egress/proxy-config.ts; the SSRF guard still applies: http/tunnel-connector.ts).
    */
   egressProxy?: string;
+  /**
+   * Disable a subscriber whose every delivery has failed for this long (rules/auto-disable.ts), ms:
+   * its reason is stored, `herald.subscriber_disabled` published, its PENDING rows end FAILED.
+   * Default 5 days; 0 turns it off. Needs the breaker, whose stored health it reads.
+   */
+  autoDisableAfterMs?: number;
   /** Proxies a subscriber may choose by name (`egressProxy` on the subscriber), name → URL as egressProxy. */
   egressProxies?: Record<string, string>;
 }
@@ -98,9 +104,15 @@ export interface EngineDeps {
   emit?: EmitOperational;
   /** One step of the oldest unfinished recovery (deliveries/recovery.ts); rows requeued. */
   stepRecoveries?: () => Promise<number>;
+  /** Writes an auto-disable (subscribers/auto-disable.ts); absent: auto-disable is off. */
+  disableSubscriber?: DisableSubscriber;
+  /** The clock of the auto-disable check (Herald's `now` option). Default: the system clock. */
+  now?: () => Date;
   /** Replaces the HTTP sender (tests). */
   sender?: HttpSender;
 }
+
+export type DisableSubscriber = (request: { subscriberId: string; failingFrom: Date; message: string; now: Date }) => Promise<{ orgId: string; handle: string } | undefined>;
 
 export interface EngineMetrics {
   inFlight: number;

@@ -16,6 +16,7 @@ import { NO_FAST_PATH } from '../handover/fast-path.js';
 import { createHttpSender, type HttpSender } from './http/sender.js';
 import { createEgressProxies } from './egress/proxy-config.js';
 import { createMaintenance } from './jobs.js';
+import { checkAutoDisable } from './auto-disable.js';
 import { createKeyCache } from './keys.js';
 import { DeliveryStore } from './store/index.js';
 import { watchForStalls, type StallWatch } from './stall-watch.js';
@@ -50,6 +51,14 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
   /** Health changes being recorded: a stop waits for them (the drain's last attempts may change it). */
   const healthWrites = new Set<Promise<void>>();
 
+  const disableSubscriber = deps.disableSubscriber;
+  // Without the breaker no health is stored, so nothing could ever be found failing.
+  if (!config.breaker && deps.options.autoDisableAfterMs !== undefined && config.autoDisableAfterMs > 0) {
+    deps.logger.warn({ autoDisableAfterMs: config.autoDisableAfterMs }, 'auto-disable is configured but the breaker is off: without endpoint health nothing is ever auto-disabled');
+  }
+  const autoDisableCheck = disableSubscriber && config.breaker && config.autoDisableAfterMs > 0
+    ? () => checkAutoDisable({ health: store.health, afterMs: config.autoDisableAfterMs, now: deps.now ?? (() => new Date()), disable: disableSubscriber, emit: deps.emit, logger: deps.logger })
+    : undefined;
   const maintenance = createMaintenance({
     db: deps.db,
     prefix: deps.prefix,
@@ -59,6 +68,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
     logger: deps.logger,
     completePendingFanOuts: deps.completePendingFanOuts,
     stepRecoveries: deps.stepRecoveries,
+    checkAutoDisable: autoDisableCheck,
     onRecovered: () => dispatcher?.notify(),
   });
 

@@ -1,9 +1,10 @@
 // Cluster-wide periodic work on Agenda (DECISIONS §7): lease recovery, completion of interrupted
 // fan-outs, re-aggregation of events a dead worker left DISPATCHED, recoveries asked for through
-// the API, and retention. Agenda's `every` keeps one job document per name, so each job runs
-// on one replica at a time — on MongoDB. Its lock is a findOneAndUpdate, which FerretDB v1 does
-// not make atomic under concurrent writers (DECISIONS §8), so every job here is written to be
-// harmless if two replicas do run it at once: each is a set of conditional, idempotent updates.
+// the API, retention, and auto-disable of subscribers that have failed for too long. Agenda's
+// `every` keeps one job document per name, so each job runs on one replica at a time — on
+// MongoDB. Its lock is a findOneAndUpdate, which FerretDB v1 does not make atomic under concurrent
+// writers (DECISIONS §8), so every job here is written to be harmless if two replicas do run it at
+// once: each is a set of conditional, idempotent updates.
 // Correctness never depends on Agenda's exclusivity, only efficiency does.
 //
 // Retries are not Agenda jobs: a retry is the row's own `nextAttemptAt`, written in the same
@@ -27,6 +28,7 @@ export const JOB_NAMES = {
   completeFanOuts: 'herald:complete-pending-fan-outs',
   retention: 'herald:retention',
   recoveries: 'herald:recoveries',
+  autoDisable: 'herald:auto-disable',
 } as const;
 
 /**
@@ -53,6 +55,8 @@ export interface MaintenanceDeps {
   stepRecoveries?: (() => Promise<number>) | undefined;
   /** How the retention pass shares the store (RETENTION_PACE unless a test sets its own). */
   retentionPace?: RetentionPace | undefined;
+  /** One pass of the auto-disable check (engine/auto-disable.ts); absent: off. */
+  checkAutoDisable?: (() => Promise<number>) | undefined;
   /** Rows returned to PENDING become due at once: tell the local dispatcher. */
   onRecovered(): void;
 }
@@ -171,11 +175,15 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
       define(JOB_NAMES.recoveries, async () => {
         if (((await deps.stepRecoveries?.()) ?? 0) > 0) deps.onRecovered();
       });
+      if (deps.checkAutoDisable) define(JOB_NAMES.autoDisable, deps.checkAutoDisable);
       await agenda.start();
       await agenda.every(config.maintenanceIntervalMs, JOB_NAMES.recoverLeases);
       await agenda.every(config.maintenanceIntervalMs * 2, JOB_NAMES.completeFanOuts);
       await agenda.every(config.maintenanceIntervalMs * 2, JOB_NAMES.reconcileEvents);
       await agenda.every('1 hour', JOB_NAMES.retention);
+      if (deps.checkAutoDisable) {
+        await agenda.every(config.maintenanceIntervalMs * 6, JOB_NAMES.autoDisable);
+      }
       if (deps.stepRecoveries) await agenda.every(Math.max(RECOVERY_STEP_INTERVAL_MS, config.jobPollIntervalMs), JOB_NAMES.recoveries);
     },
     async stop() {

@@ -12,6 +12,7 @@ export const OPERATIONAL_EVENTS = {
   deliveryExhausted: 'herald.delivery_exhausted',
   subscriberFailing: 'herald.subscriber_failing',
   subscriberRecovered: 'herald.subscriber_recovered',
+  subscriberDisabled: 'herald.subscriber_disabled',
   recoveryCompleted: 'herald.recovery_completed',
   deliveryStalled: 'herald.delivery_stalled',
 } as const;
@@ -35,6 +36,11 @@ export type OperationalEvent =
       type: typeof OPERATIONAL_EVENTS.subscriberFailing | typeof OPERATIONAL_EVENTS.subscriberRecovered;
       /** `failing`: the breaker opened (deliveries held); `recovered`: a probe succeeded. */
       data: { subscriberId: string; state: 'open' | 'healthy'; since: string; consecutiveFailures: number; lastError: string | null };
+    }
+  | {
+      type: typeof OPERATIONAL_EVENTS.subscriberDisabled;
+      /** Every delivery failed for longer than the auto-disable limit (engine/auto-disable.ts). */
+      data: { subscriberId: string; code: 'AUTO_DISABLED'; message: string; failingSince: string; disabledAt: string; lastError: string | null };
     }
   | {
       type: typeof OPERATIONAL_EVENTS.recoveryCompleted;
@@ -99,6 +105,21 @@ export const OPERATIONAL_EVENT_TYPES: readonly EventTypeDefinition[] = [
     description: 'A probe of a held subscriber succeeded: its held deliveries drain.',
     dataSchema: health,
     example: { subscriberId: 'billing', state: 'healthy', since: '2025-01-31T12:05:00.000Z', consecutiveFailures: 0, lastError: null },
+  },
+  {
+    type: OPERATIONAL_EVENTS.subscriberDisabled,
+    description:
+      'Every delivery to a subscriber failed for longer than the auto-disable limit (default 5 days): Herald set it `enabled: false` with `disabledReason`, and its pending deliveries ended FAILED. ' +
+      'Enable it again to resume, then recover the range from `failingSince` with POST …/webhook-subscribers/{id}/recover.',
+    dataSchema: schemaOf({ subscriberId: text, code: { const: 'AUTO_DISABLED' }, message: text, failingSince: { type: 'string', format: 'date-time' }, disabledAt: { type: 'string', format: 'date-time' }, lastError: nullableText }),
+    example: {
+      subscriberId: 'billing',
+      code: 'AUTO_DISABLED',
+      message: 'every delivery has failed since 2025-01-26T12:00:00.000Z, longer than the auto-disable limit of 5d (last error: HTTP 503); enable it again to resume, and recover the failed range',
+      failingSince: '2025-01-26T12:00:00.000Z',
+      disabledAt: '2025-01-31T12:00:30.000Z',
+      lastError: 'HTTP 503',
+    },
   },
   {
     type: OPERATIONAL_EVENTS.recoveryCompleted,

@@ -194,6 +194,21 @@ export const SubscriberHealth = Type.Object(
 );
 export type SubscriberHealth = Static<typeof SubscriberHealth>;
 
+export const SubscriberDisabledReason = Type.Object(
+  {
+    code: Type.Literal('AUTO_DISABLED', { description: 'AUTO_DISABLED: every delivery failed for longer than the host\'s auto-disable limit.' }),
+    message: Type.String(),
+    at: DateTime,
+  },
+  {
+    additionalProperties: false,
+    title: 'SubscriberDisabledReason',
+    description: 'Why Herald disabled the subscriber; present only while it stays disabled. Setting `enabled` clears it.',
+    examples: [{ code: 'AUTO_DISABLED', message: 'every delivery has failed since 2025-01-26T12:00:00.000Z, longer than the auto-disable limit of 5d (last error: HTTP 503); enable it again to resume, and recover the failed range', at: '2025-01-31T12:00:30.000Z' }],
+  },
+);
+export type SubscriberDisabledReason = Static<typeof SubscriberDisabledReason>;
+
 const subscriberFields = {
   id: Type.String({ description: 'The handle (what path parameter subscriberId refers to).' }),
   orgId: Type.String(),
@@ -209,6 +224,7 @@ const subscriberFields = {
   egressProxy: Type.Optional(Type.String({ description: "The egress proxy's name, or `none` (direct); present when set." })),
   hasSecret: Type.Boolean(),
   health: Type.Optional(SubscriberHealth),
+  disabledReason: Type.Optional(SubscriberDisabledReason),
   createdBy: Type.String({ description: "Creator's identity, or `deleted_user`." }),
   createdAt: DateTime,
   updatedAt: DateTime,

@@ -50,6 +50,16 @@ export interface SubscriberDocument {
   revision: number;
   /** Present on ephemeral CLI listeners only (subscribers/contract.ts ListenerOptions). */
   listener?: { expiresAt: Date };
+  /** Why Herald disabled it (rules/auto-disable.ts); cleared by any change of `enabled`. */
+  disabledReason?: SubscriberDisabledReason;
+  /** When it was last enabled again after being disabled: auto-disable counts failures from no earlier. */
+  enabledSince?: Date;
+}
+
+export interface SubscriberDisabledReason {
+  code: 'AUTO_DISABLED';
+  message: string;
+  at: Date;
 }
 
 /**
@@ -243,6 +253,8 @@ export interface SubscriberHealthDocument {
   _id: string;
   state: 'healthy' | 'failing' | 'open';
   since: Date;
+  /** The first failure of the current run of failures; absent in records written before it was kept (then `since`). */
+  failingSince?: Date | null;
   consecutiveFailures: number;
   lastError: string | null;
   probes: number;

@@ -62,7 +62,13 @@ export function patchedSubscriberDocument(
   if (patch.id !== undefined) next.handle = patch.id;
   if (patch.displayName !== undefined) next.displayName = patch.displayName;
   if (patch.targetUrl !== undefined) next.targetUrl = patch.targetUrl;
-  if (patch.enabled !== undefined) next.enabled = patch.enabled;
+  if (patch.enabled !== undefined) {
+    next.enabled = patch.enabled;
+    // Whoever sets `enabled` decides anew: an auto-disable's reason no longer applies, and an
+    // endpoint enabled again gets a full auto-disable window before its old failures count.
+    delete next.disabledReason;
+    if (patch.enabled && !current.enabled) next.enabledSince = context.now;
+  }
   if (patch.timeoutMs !== undefined) next.timeoutMs = patch.timeoutMs;
   if (patch.maxConcurrency === null) delete next.maxConcurrency;
   else if (patch.maxConcurrency !== undefined) next.maxConcurrency = patch.maxConcurrency;

@@ -41,6 +41,7 @@ export function toListItem(document: SubscriberDocument, existing?: ReadonlySet<
     ...(document.egressProxy !== undefined ? { egressProxy: document.egressProxy } : {}),
     hasSecret: document.secret !== undefined,
     ...(health ? { health: { state: health.state, since: health.since.toISOString(), consecutiveFailures: health.consecutiveFailures, lastError: health.lastError } } : {}),
+    ...(document.disabledReason && !document.enabled ? { disabledReason: { code: document.disabledReason.code, message: document.disabledReason.message, at: document.disabledReason.at.toISOString() } } : {}),
     createdBy: displayPrincipal(document.createdBy, existing),
     createdAt: document.createdAt.toISOString(),
     updatedAt: document.updatedAt.toISOString(),

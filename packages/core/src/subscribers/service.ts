@@ -1,12 +1,12 @@
 // herald.subscribers: CRUD over the subscribers collection, the handle accelerator and the org's revision token.
 import { releaseHeldRows } from '../ordering/sequences.js';
 import type { CoreContext } from '../context.js';
-import { cancelPendingDeliveries } from '../model/event-status.js';
 import { SUMMARY_PROJECTION, toDeliverySummary, type DeliveryRowSummary } from '../model/delivery-views.js';
 import { ConflictError, NotFoundError } from '../shared/errors.js';
+import { CANCELLED_DELETED, CANCELLED_DISABLED, cancelInBackground } from './cancellation.js';
+import { handleTaken, replaceByRevision, subscriberNotFound } from './revision-write.js';
 import { SUBSCRIBER_DELIVERIES_MAX } from '../schemas/index.js';
 import { isDuplicateKeyError } from '../storage/collections.js';
-import { releaseWriteTurn, takeWriteTurn } from '../storage/write-turns.js';
 import type { SubscriberDocument } from '../storage/documents.js';
 import type { Scope } from '../shared/scope.js';
 import type { SubscriberDeliveryPage, SubscriberService } from './contract.js';
@@ -19,20 +19,6 @@ import { readSubscriberDeliveriesCursor, subscriberDeliveriesCursor, subscriberD
 import { bumpSubscribersRevision } from '../model/subscriber-directory.js';
 import { checkEgressProxyConfigured, isPossibleHandle, validateSubscriberCreate, validateSubscriberUpdate } from './validation.js';
 
-const CANCELLED_DISABLED = 'Cancelled: the subscriber was disabled before this delivery was attempted';
-const CANCELLED_DELETED = 'Cancelled: the subscriber was deleted before this delivery was attempted';
-/** Optimistic-concurrency retries of an update that raced another writer, with jittered backoff from the first delay. */
-const UPDATE_ROUNDS = 8;
-const UPDATE_RETRY_DELAY_MS = 10;
-
-function notFound(handle: string): NotFoundError {
-  return new NotFoundError(`webhook subscriber "${handle}" not found`);
-}
-
-function handleTaken(handle: string): ConflictError {
-  return new ConflictError(`a webhook subscriber with id "${handle}" already exists`);
-}
-
 /** lastAttemptAt descending with never-attempted rows last, then createdAt descending, then id. */
 function newestAttemptFirst(a: DeliveryRowSummary, b: DeliveryRowSummary): number {
   const attempted = (a.lastAttemptAt?.getTime() ?? -Infinity) - (b.lastAttemptAt?.getTime() ?? -Infinity);
@@ -40,10 +26,6 @@ function newestAttemptFirst(a: DeliveryRowSummary, b: DeliveryRowSummary): numbe
   if (a.lastAttemptAt && !b.lastAttemptAt) return -1;
   if (!a.lastAttemptAt && b.lastAttemptAt) return 1;
   return b.createdAt.getTime() - a.createdAt.getTime() || (a._id < b._id ? 1 : a._id > b._id ? -1 : 0);
-}
-
-function pause(round: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, UPDATE_RETRY_DELAY_MS * 2 ** round * (0.5 + Math.random())));
 }
 
 export function createSubscriberService(context: CoreContext): SubscriberService {
@@ -104,22 +86,6 @@ export function createSubscriberService(context: CoreContext): SubscriberService
     return context.principals.existing(ids);
   }
 
-  /**
-   * Cancelling a large backlog takes longer than an API call should (seconds for thousands of rows
-   * on a slow store), so it runs after the answer. Nothing depends on its timing: the subscriber is
-   * already disabled or gone, publishers stop matching it, and the engine cancels any row of it
-   * that it claims before this reaches it (also after a crash here).
-   */
-  function cancelInBackground(subscriberId: string, reason: string, now: Date): void {
-    const cancelling = cancelPendingDeliveries(collections, context.compat, subscriberId, reason, now)
-      .then(() => undefined)
-      .catch((error: unknown) => {
-        context.logger.error({ subscriberId, err: error instanceof Error ? error.message : String(error) }, 'cancelling a subscriber\'s pending deliveries failed; the engine cancels them when it claims them');
-      })
-      .finally(() => context.background.delete(cancelling));
-    context.background.add(cancelling);
-  }
-
   /** Ordering turned off: the rows held for their key's turn become due (ordering/keys.ts). */
   function releaseInBackground(subscriberId: string, now: Date): void {
     void releaseHeldRows(context, subscriberId, now).then(
@@ -137,39 +103,8 @@ export function createSubscriberService(context: CoreContext): SubscriberService
 
   async function load(scope: Scope, handle: string): Promise<SubscriberDocument> {
     const document = isPossibleHandle(handle) ? await findByHandle(collections, scope.orgId, handle) : null;
-    if (!document) throw notFound(handle);
+    if (!document) throw subscriberNotFound(handle);
     return document;
-  }
-
-  /**
-   * Writes `change(current)` over the stored document, conditional on the revision it was made
-   * from, re-reading and re-applying it when another writer got there first; undefined when it kept
-   * losing. `change` returns the next document with the revision after the current one.
-   */
-  async function replaceByRevision(
-    id: string,
-    handle: string,
-    change: (current: SubscriberDocument) => SubscriberDocument,
-  ): Promise<{ current: SubscriberDocument; next: SubscriberDocument } | undefined> {
-    for (let round = 0; round < UPDATE_ROUNDS; round++) {
-      if (round > 0) await pause(round - 1);
-      const current = await collections.subscribers.findOne({ _id: id });
-      if (!current || current.handle !== handle) throw notFound(handle);
-      const next = change(current);
-      if (!(await takeWriteTurn(collections, context.compat, 'subscriber', current._id, next.revision, next.updatedAt))) continue;
-      let matched = 0;
-      try {
-        // `null` also matches documents written without a revision.
-        matched = (await collections.subscribers.replaceOne({ _id: current._id, revision: current.revision ?? null }, next)).matchedCount;
-      } catch (error) {
-        await releaseWriteTurn(collections, context.compat, 'subscriber', current._id, next.revision);
-        if (isDuplicateKeyError(error)) throw handleTaken(next.handle);
-        throw error;
-      }
-      if (matched === 1) return { current, next };
-      await releaseWriteTurn(collections, context.compat, 'subscriber', current._id, next.revision);
-    }
-    return undefined;
   }
 
   return {
@@ -213,7 +148,7 @@ export function createSubscriberService(context: CoreContext): SubscriberService
       const valid = validateSubscriberUpdate(patch, sensitiveFields());
       checkEgressProxyConfigured(valid.egressProxy, context.egressProxyNames);
       const found = await load(scope, handle);
-      const written = await replaceByRevision(found._id, handle, (current) => patchedSubscriberDocument(current, valid, changeContext(scope)));
+      const written = await replaceByRevision(context, found._id, handle, (current) => patchedSubscriberDocument(current, valid, changeContext(scope)));
       if (!written) throw new ConflictError(`webhook subscriber "${handle}" was modified concurrently; retry the update`);
       const { current, next } = written;
       if (next.handle !== current.handle) {
@@ -221,7 +156,7 @@ export function createSubscriberService(context: CoreContext): SubscriberService
         await forgetHandle(collections, scope.orgId, current.handle, current._id);
       }
       await bumpSubscribersRevision(collections, scope.orgId);
-      if (current.enabled && !next.enabled) cancelInBackground(current._id, CANCELLED_DISABLED, next.updatedAt);
+      if (current.enabled && !next.enabled) cancelInBackground(context, current._id, CANCELLED_DISABLED, next.updatedAt);
       else if (current.ordering === 'aggregate' && next.ordering !== 'aggregate') releaseInBackground(current._id, next.updatedAt);
       return respond(next);
     },
@@ -230,10 +165,10 @@ export function createSubscriberService(context: CoreContext): SubscriberService
       const current = await load(scope, handle);
       // By id and handle: a concurrent rename makes this a 404 rather than deleting the renamed one.
       const result = await collections.subscribers.deleteOne({ _id: current._id, handle });
-      if (result.deletedCount === 0) throw notFound(handle);
+      if (result.deletedCount === 0) throw subscriberNotFound(handle);
       await forgetHandle(collections, scope.orgId, current.handle, current._id);
       await bumpSubscribersRevision(collections, scope.orgId);
-      cancelInBackground(current._id, CANCELLED_DELETED, context.now());
+      cancelInBackground(context, current._id, CANCELLED_DELETED, context.now());
     },
 
     async renewListener(scope, handle, expiresAt) {
@@ -241,8 +176,8 @@ export function createSubscriberService(context: CoreContext): SubscriberService
       if (!found?.listener) return false;
       // A new revision like any change, so an update that read the listener before cannot write the
       // old expiry back. What it matches does not change: the org's revision stays.
-      const written = await replaceByRevision(found._id, handle, (current) => {
-        if (!current.listener) throw notFound(handle);
+      const written = await replaceByRevision(context, found._id, handle, (current) => {
+        if (!current.listener) throw subscriberNotFound(handle);
         return { ...current, listener: { expiresAt }, revision: (current.revision ?? 0) + 1 };
       }).catch((error: unknown) => {
         if (error instanceof NotFoundError) return 'gone' as const;

@@ -48,7 +48,7 @@ test('callers cannot publish the reserved family', async () => {
 
 test('the catalog documents each of them, with an example that fits its schema; configuring the family is refused', async () => {
   const types = harness.herald.catalog.list().filter((definition) => definition.type.startsWith('herald.'));
-  expect(types.map((definition) => definition.type).sort()).toEqual(['herald.delivery_exhausted', 'herald.delivery_stalled', 'herald.recovery_completed', 'herald.subscriber_failing', 'herald.subscriber_recovered']);
+  expect(types.map((definition) => definition.type).sort()).toEqual(['herald.delivery_exhausted', 'herald.delivery_stalled', 'herald.recovery_completed', 'herald.subscriber_disabled', 'herald.subscriber_failing', 'herald.subscriber_recovered']);
   for (const definition of types) {
     expect(definition.description).toBeTypeOf('string');
     expect(harness.herald.catalog.get(definition.type)).toBeDefined();

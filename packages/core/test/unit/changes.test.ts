@@ -61,3 +61,30 @@ describe('patch', () => {
     expect(removed.previousSecrets).toBeUndefined();
   });
 });
+
+describe('enabled and an auto-disable reason', () => {
+  const disabled = {
+    ...newSubscriberDocument({ id: 'h', displayName: 'd', targetUrl: 'https://x.test/' }, context(t0)),
+    enabled: false,
+    disabledReason: { code: 'AUTO_DISABLED' as const, message: 'failing for days', at: t0 },
+  };
+
+  test('enabling again clears the reason and restarts the auto-disable count', () => {
+    const next = patchedSubscriberDocument(disabled, { enabled: true }, context(t1));
+    expect(next.enabled).toBe(true);
+    expect(next.disabledReason).toBeUndefined();
+    expect(next.enabledSince).toEqual(t1);
+  });
+
+  test('disabling it by hand replaces the reason; a change that leaves `enabled` alone keeps it', () => {
+    const byHand = patchedSubscriberDocument(disabled, { enabled: false }, context(t1));
+    expect(byHand.disabledReason).toBeUndefined();
+    expect(byHand.enabledSince).toBeUndefined();
+    expect(patchedSubscriberDocument(disabled, { displayName: 'renamed' }, context(t1)).disabledReason).toEqual(disabled.disabledReason);
+  });
+
+  test('an enabled subscriber set enabled again keeps its count', () => {
+    const enabled = { ...disabled, enabled: true, disabledReason: undefined };
+    expect(patchedSubscriberDocument(enabled, { enabled: true }, context(t1)).enabledSince).toBeUndefined();
+  });
+});

@@ -51,6 +51,16 @@ export interface WebhookSubscriberStatus {
   lastSyncedAt?: string;
   secretVersion?: string;
   conditions?: Condition[];
+  /** Herald disabled the subscriber by itself (auto-disable); absent while it is not. */
+  autoDisabled?: AutoDisabledStatus;
+}
+
+export interface AutoDisabledStatus {
+  /** When Herald disabled it (its disabledReason.at): tells one auto-disable from the next. */
+  at: string;
+  message: string;
+  /** The spec generation when the operator first saw it: a later spec change enables it again. */
+  observedGeneration: number;
 }
 
 /** A merge patch of the status: null removes a field. */

@@ -8,11 +8,13 @@ export type ConditionReason =
   | 'SecretInvalid'
   | 'HostUnreachable'
   | 'Invalid'
-  | 'Rejected';
+  | 'Rejected'
+  | 'AutoDisabled';
 
 export type SyncOutcome =
-  | { ok: true; message: string }
-  | { ok: false; reason: Exclude<ConditionReason, 'Synced'>; message: string };
+  /** `autoDisabled`: Herald's reason, while the operator leaves an auto-disabled subscriber alone. */
+  | { ok: true; message: string; autoDisabled?: string | undefined }
+  | { ok: false; reason: Exclude<ConditionReason, 'Synced' | 'AutoDisabled'>; message: string };
 
 /**
  * Synced: did the last attempt bring Herald in line with this generation?
@@ -23,12 +25,16 @@ export function conditionsFor(outcome: SyncOutcome, generation: number, now: str
   const synced: Omit<Condition, 'lastTransitionTime'> = outcome.ok
     ? { type: 'Synced', status: 'True', reason: 'Synced', message: outcome.message, observedGeneration: generation }
     : { type: 'Synced', status: 'False', reason: outcome.reason, message: outcome.message, observedGeneration: generation };
-  const readyStatus: ConditionStatus = outcome.ok ? 'True' : outcome.reason === 'HostUnreachable' ? 'Unknown' : 'False';
+  const readyStatus: ConditionStatus = outcome.ok ? (outcome.autoDisabled === undefined ? 'True' : 'False') : outcome.reason === 'HostUnreachable' ? 'Unknown' : 'False';
   const ready: Omit<Condition, 'lastTransitionTime'> = {
     type: 'Ready',
     status: readyStatus,
-    reason: outcome.ok ? 'Synced' : outcome.reason,
-    message: outcome.ok ? 'Subscriber in Herald matches the spec' : outcome.message,
+    reason: outcome.ok ? (outcome.autoDisabled === undefined ? 'Synced' : 'AutoDisabled') : outcome.reason,
+    message: outcome.ok
+      ? outcome.autoDisabled === undefined
+        ? 'Subscriber in Herald matches the spec'
+        : `Herald auto-disabled the subscriber: ${outcome.autoDisabled}. The operator leaves it disabled until the spec changes or it is enabled through Herald`
+      : outcome.message,
     observedGeneration: generation,
   };
   return [withTransitionTime(ready, now, previous), withTransitionTime(synced, now, previous)];

@@ -3,6 +3,7 @@
 import type { Subscriber, SubscriberRequest } from '../herald/types.js';
 import { EVERY_EVENT, type DesiredSubscriber } from './desired.js';
 import type { SecretResolution } from './secret.js';
+import type { AutoDisabledStatus } from '../crd/types.js';
 
 export type SyncPlan =
   | { action: 'create'; request: SubscriberRequest }
@@ -21,6 +22,10 @@ export interface PlanInput {
   pushedSecretVersion: string | undefined;
   /** The CR carries the adopt annotation: take over a subscriber someone else created. */
   adoptForeign: boolean;
+  /** metadata.generation of the spec being reconciled. */
+  generation: number;
+  /** status.autoDisabled: the auto-disable the operator last reported. */
+  autoDisabled: AutoDisabledStatus | undefined;
 }
 
 /** A subscriber stored with `[]` (Herald's spelling of every event before it refused it) holds `["*"]`. */
@@ -72,6 +77,18 @@ export function diffSubscriber(desired: DesiredSubscriber, actual: Subscriber): 
   return patch;
 }
 
+/**
+ * The operator does not fight Herald's auto-disable: a subscriber Herald disabled for failing too
+ * long stays disabled while the spec is the one it was disabled under, even though the spec says
+ * `enabled: true`. A later spec change (a new generation) is the owner's decision, and enables it
+ * again; so does enabling it through Herald's API.
+ */
+export function keepsAutoDisable(actual: Subscriber, generation: number, reported: AutoDisabledStatus | undefined): boolean {
+  if (actual.enabled || !actual.disabledReason) return false;
+  const sameDisable = reported?.at === actual.disabledReason.at;
+  return !(sameDisable && generation > reported.observedGeneration);
+}
+
 export function planSync(input: PlanInput): SyncPlan {
   const { desired, secret, actual } = input;
   if (!actual) {
@@ -90,6 +107,7 @@ export function planSync(input: PlanInput): SyncPlan {
   }
   if (actual.createdBy !== input.operatorPrincipal && !input.adoptForeign) return { action: 'conflict', createdBy: actual.createdBy };
   const patch = diffSubscriber(desired, actual);
+  if (patch.enabled === true && keepsAutoDisable(actual, input.generation, input.autoDisabled)) delete patch.enabled;
   if (secret.kind === 'found' && (secret.version !== input.pushedSecretVersion || !actual.hasSecret)) {
     patch.secret = secret.value;
   } else if (secret.kind === 'none' && actual.hasSecret) {

@@ -2,7 +2,7 @@
 // finalizer, Secret, Herald create/update/delete, status, Events.
 import type { V1Secret } from '@kubernetes/client-node';
 import type { Logger } from 'pino';
-import { FINALIZER, type WebhookSubscriberResource, type WebhookSubscriberStatus } from '../crd/types.js';
+import { FINALIZER, type AutoDisabledStatus, type WebhookSubscriberResource, type WebhookSubscriberStatus } from '../crd/types.js';
 import type { HeraldClient } from '../herald/client.js';
 import { HeraldApiError, HeraldUnreachableError, isNotFound } from '../herald/errors.js';
 import type { Subscriber } from '../herald/types.js';
@@ -80,6 +80,8 @@ export class Reconciler {
           operatorPrincipal: await this.deps.operatorPrincipal(),
           pushedSecretVersion: current.status?.secretVersion,
           adoptForeign: current.metadata?.annotations?.[ADOPT_ANNOTATION] === 'true',
+          generation: current.metadata?.generation ?? 0,
+          autoDisabled: current.status?.autoDisabled,
         });
         if (plan.action === 'conflict') {
           return this.fail(current, {
@@ -114,12 +116,16 @@ export class Reconciler {
       return this.fail(current, failure, desired.id);
     }
 
-    const outcome: SyncOutcome = { ok: true, message: change?.message ?? `Subscriber "${desired.id}" is in sync` };
+    const autoDisabled = autoDisabledStatus(result, current);
+    const outcome: SyncOutcome = { ok: true, message: change?.message ?? `Subscriber "${desired.id}" is in sync`, autoDisabled: autoDisabled?.message };
+    const newlyAutoDisabled = autoDisabled !== undefined && current.status?.autoDisabled?.at !== autoDisabled.at;
     await this.writeStatus(current, outcome, {
       handle: desired.id,
       hasSecret: result.hasSecret,
       secretVersion: secret.kind === 'found' ? secret.version : undefined,
-    }, change !== undefined);
+      autoDisabled,
+    }, change !== undefined || newlyAutoDisabled);
+    if (newlyAutoDisabled) await this.event(current, 'Warning', 'AutoDisabled', `Herald auto-disabled subscriber "${desired.id}": ${autoDisabled.message}`);
     if (change) {
       this.deps.metrics.increment('herald_operator_herald_writes_total', 'Subscriber writes sent to Herald', { kind: change.kind });
       await this.event(current, 'Normal', 'Synced', change.message);
@@ -171,7 +177,7 @@ export class Reconciler {
   private async writeStatus(
     resource: WebhookSubscriberResource,
     outcome: SyncOutcome,
-    fields: Pick<WebhookSubscriberStatus, 'handle' | 'hasSecret' | 'secretVersion'>,
+    fields: Pick<WebhookSubscriberStatus, 'handle' | 'hasSecret' | 'secretVersion' | 'autoDisabled'>,
     force: boolean,
   ): Promise<void> {
     const previous = resource.status ?? {};
@@ -185,11 +191,13 @@ export class Reconciler {
       secretVersion: fields.secretVersion ?? (outcome.ok ? undefined : previous.secretVersion),
       conditions,
       lastSyncedAt: outcome.ok ? now : previous.lastSyncedAt,
+      // A failed sync learnt nothing new about Herald's side: keep what was reported.
+      autoDisabled: outcome.ok ? fields.autoDisabled : previous.autoDisabled,
     };
     // Skip no-op writes: every status write is a watch event, and periodic resyncs would churn.
     if (!force && sameStatus(previous, status)) return;
     try {
-      await this.deps.kube.patchStatus(resource, { ...status, secretVersion: status.secretVersion ?? null });
+      await this.deps.kube.patchStatus(resource, { ...status, secretVersion: status.secretVersion ?? null, autoDisabled: status.autoDisabled ?? null });
     } catch (error) {
       if (kubeStatusCode(error) === 404) return; // deleted meanwhile
       throw error;
@@ -207,6 +215,14 @@ export class Reconciler {
   }
 }
 
+/** What status reports of an auto-disabled subscriber; the generation it was first seen at is kept. */
+function autoDisabledStatus(subscriber: Subscriber, resource: WebhookSubscriberResource): AutoDisabledStatus | undefined {
+  if (subscriber.enabled || !subscriber.disabledReason) return undefined;
+  const { at, message } = subscriber.disabledReason;
+  const reported = resource.status?.autoDisabled;
+  return { at, message, observedGeneration: reported?.at === at ? reported.observedGeneration : (resource.metadata?.generation ?? 0) };
+}
+
 function sameStatus(before: WebhookSubscriberStatus, after: WebhookSubscriberStatus): boolean {
   const conditionKey = (status: WebhookSubscriberStatus) =>
     JSON.stringify((status.conditions ?? []).map(({ type, status: value, reason, message, observedGeneration }) => [type, value, reason, message, observedGeneration]));
@@ -215,6 +231,7 @@ function sameStatus(before: WebhookSubscriberStatus, after: WebhookSubscriberSta
     before.handle === after.handle &&
     before.hasSecret === after.hasSecret &&
     (before.secretVersion ?? null) === (after.secretVersion ?? null) &&
+    JSON.stringify(before.autoDisabled ?? null) === JSON.stringify(after.autoDisabled ?? null) &&
     conditionKey(before) === conditionKey(after)
   );
 }

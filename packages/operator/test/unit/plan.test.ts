@@ -43,7 +43,23 @@ describe('defaultDisplayName', () => {
 });
 
 describe('planSync', () => {
-  const base = { desired, operatorPrincipal: ours, pushedSecretVersion: undefined, adoptForeign: false } as const;
+  const base = { desired, operatorPrincipal: ours, pushedSecretVersion: undefined, adoptForeign: false, generation: 3, autoDisabled: undefined } as const;
+
+  it('leaves a subscriber Herald auto-disabled alone while the spec is the one it was disabled under; a later spec change enables it', () => {
+    const disabledReason = { code: 'AUTO_DISABLED' as const, message: 'every delivery has failed since …', at: '2026-01-06T00:00:00.000Z' };
+    const disabled = actual({ enabled: false, disabledReason, displayName: 'renamed by hand' });
+    // Not yet reported, or reported at this generation: other drift is corrected, `enabled` is not.
+    for (const autoDisabled of [undefined, { at: disabledReason.at, message: disabledReason.message, observedGeneration: 3 }]) {
+      expect(planSync({ ...base, autoDisabled, secret: { kind: 'none' }, actual: disabled })).toEqual({ action: 'update', patch: { displayName: 'shop/orders' }, changedFields: ['displayName'] });
+    }
+    // The spec changed after the operator reported it: the owner decided; enable it again.
+    const reported = { at: disabledReason.at, message: disabledReason.message, observedGeneration: 2 };
+    expect(planSync({ ...base, autoDisabled: reported, secret: { kind: 'none' }, actual: disabled })).toMatchObject({ action: 'update', patch: { enabled: true } });
+    // A new auto-disable (another `at`) is not the one a spec change answered.
+    expect(planSync({ ...base, autoDisabled: { ...reported, at: '2025-12-01T00:00:00.000Z' }, secret: { kind: 'none' }, actual: actual({ enabled: false, disabledReason }) })).toEqual({ action: 'none' });
+    // Disabled by hand (no reason): the spec wins, as before.
+    expect(planSync({ ...base, secret: { kind: 'none' }, actual: actual({ enabled: false }) })).toMatchObject({ action: 'update', patch: { enabled: true } });
+  });
 
   it('creates a missing subscriber with its secret', () => {
     const plan = planSync({ ...base, secret: { kind: 'found', value: 's'.repeat(20), version: 'u/1' }, actual: undefined });
@@ -94,7 +110,7 @@ describe('diffSubscriber', () => {
     expect(diffSubscriber(viaEu, actual({ egressProxy: 'eu' }))).toEqual({});
     expect(diffSubscriber({ ...desired, egressProxy: 'none' }, actual({ egressProxy: 'eu' }))).toEqual({ egressProxy: 'none' });
     expect(diffSubscriber(desired, actual({ egressProxy: 'eu' }))).toEqual({ egressProxy: null });
-    const base = { operatorPrincipal: ours, pushedSecretVersion: undefined, adoptForeign: false, secret: { kind: 'none' }, actual: undefined } as const;
+    const base = { operatorPrincipal: ours, pushedSecretVersion: undefined, adoptForeign: false, generation: 1, autoDisabled: undefined, secret: { kind: 'none' }, actual: undefined } as const;
     expect(planSync({ ...base, desired: viaEu })).toMatchObject({ action: 'create', request: { egressProxy: 'eu' } });
     expect(planSync({ ...base, desired })).not.toHaveProperty('request.egressProxy');
   });
@@ -105,7 +121,7 @@ describe('diffSubscriber', () => {
     expect(diffSubscriber(ordered, actual({ ordering: 'aggregate' }))).toEqual({});
     expect(diffSubscriber(desired, actual({ ordering: 'aggregate' }))).toEqual({ ordering: 'none' });
     expect(diffSubscriber(desired, actual())).toEqual({});
-    expect(planSync({ desired: ordered, operatorPrincipal: ours, pushedSecretVersion: undefined, adoptForeign: false, secret: { kind: 'none' }, actual: undefined })).toMatchObject({ action: 'create', request: { ordering: 'aggregate' } });
+    expect(planSync({ desired: ordered, operatorPrincipal: ours, pushedSecretVersion: undefined, adoptForeign: false, generation: 1, autoDisabled: undefined, secret: { kind: 'none' }, actual: undefined })).toMatchObject({ action: 'create', request: { ordering: 'aggregate' } });
   });
 
   it('sets, changes and removes the payload filter, ignoring key order; a new subscriber gets it', () => {
@@ -115,7 +131,7 @@ describe('diffSubscriber', () => {
     expect(diffSubscriber(filtered, actual({ filter: { type: 'order.created', 'data.amount': { $lt: 500, $gte: 100 } } }))).toEqual({});
     expect(diffSubscriber(filtered, actual({ filter: { 'data.amount': { $gte: 100 } } }))).toEqual({ filter });
     expect(diffSubscriber(desired, actual({ filter }))).toEqual({ filter: null });
-    expect(planSync({ desired: filtered, operatorPrincipal: ours, pushedSecretVersion: undefined, adoptForeign: false, secret: { kind: 'none' }, actual: undefined })).toMatchObject({ action: 'create', request: { filter } });
+    expect(planSync({ desired: filtered, operatorPrincipal: ours, pushedSecretVersion: undefined, adoptForeign: false, generation: 1, autoDisabled: undefined, secret: { kind: 'none' }, actual: undefined })).toMatchObject({ action: 'create', request: { filter } });
   });
 
   it('sets, changes and clears the per-subscriber limits; a new subscriber gets only the ones set', () => {
@@ -123,7 +139,7 @@ describe('diffSubscriber', () => {
     expect(diffSubscriber(limited, actual())).toEqual({ maxConcurrency: 2, rateLimitPerSecond: 0.5 });
     expect(diffSubscriber(limited, actual({ maxConcurrency: 2, rateLimitPerSecond: 0.5 }))).toEqual({});
     expect(diffSubscriber(desired, actual({ maxConcurrency: 2 }))).toEqual({ maxConcurrency: null });
-    const base = { desired, operatorPrincipal: ours, pushedSecretVersion: undefined, adoptForeign: false } as const;
+    const base = { desired, operatorPrincipal: ours, pushedSecretVersion: undefined, adoptForeign: false, generation: 1, autoDisabled: undefined } as const;
     expect(planSync({ ...base, desired: { ...desired, rateLimitPerSecond: 3 }, secret: { kind: 'none' }, actual: undefined })).toMatchObject({
       action: 'create',
       request: { rateLimitPerSecond: 3 },

@@ -189,4 +189,33 @@ describe('Reconciler', () => {
     expect(kube.finalizerWrites).toEqual([]);
     expect(kube.events[0]).toMatchObject({ type: 'Warning', reason: 'SyncFailed' });
   });
+
+  it('reports an auto-disable in status and a Warning event once, without enabling it again, until the spec changes', async () => {
+    const disabledReason = { code: 'AUTO_DISABLED' as const, message: 'every delivery has failed since 2026-01-01T00:00:00.000Z, longer than the auto-disable limit of 5d', at: '2026-01-06T00:00:00.000Z' };
+    const herald = fakeHerald([{ id: 'ns.hook', displayName: 'ns/hook', targetUrl: 'https://example.com/', events: ['*'], enabled: false, disabledReason, timeoutMs: 5000, hasSecret: false, createdBy: OPERATOR }]);
+    const kube = fakeKube();
+    const synced = resource({ finalizers: [FINALIZER] }, { events: ['*'] });
+    const withHandle = { ...synced, status: { handle: 'ns.hook' } } as WebhookSubscriberResource;
+    await reconcilerFor(withHandle, herald, kube).reconcile('ns', 'hook');
+    expect(herald.calls).toEqual(['GET ns.hook']);
+    expect(kube.statuses[0]?.autoDisabled).toEqual({ at: disabledReason.at, message: disabledReason.message, observedGeneration: 1 });
+    expect(kube.statuses[0]?.conditions?.[0]).toMatchObject({ type: 'Ready', status: 'False', reason: 'AutoDisabled', message: expect.stringContaining(disabledReason.message) });
+    expect(kube.statuses[0]?.conditions?.[1]).toMatchObject({ type: 'Synced', status: 'True' });
+    expect(kube.events).toEqual([{ type: 'Warning', reason: 'AutoDisabled', message: `Herald auto-disabled subscriber "ns.hook": ${disabledReason.message}` }]);
+
+    // The next resync of the same spec: nothing written anywhere.
+    const reported = { ...withHandle, status: { ...kube.statuses[0], secretVersion: undefined } } as WebhookSubscriberResource;
+    const again = fakeKube();
+    await reconcilerFor(reported, herald, again).reconcile('ns', 'hook');
+    expect(herald.calls.filter((call) => !call.startsWith('GET'))).toEqual([]);
+    expect([again.statuses, again.events]).toEqual([[], []]);
+
+    // The owner changes the spec: the operator enables it, and the report goes.
+    const changed = { ...reported, metadata: { ...reported.metadata, generation: 2 } } as WebhookSubscriberResource;
+    const after = fakeKube();
+    await reconcilerFor(changed, herald, after).reconcile('ns', 'hook');
+    expect(herald.calls.at(-1)).toBe('PUT ns.hook enabled');
+    herald.store.set('ns.hook', { ...herald.store.get('ns.hook')!, disabledReason: undefined });
+    expect(after.statuses[0]).toMatchObject({ autoDisabled: null });
+  });
 });

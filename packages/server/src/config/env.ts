@@ -27,6 +27,7 @@ export const ENV_NAMES: Record<string, string> = {
   stallAfterMs: 'HERALD_STALL_AFTER',
   loopStuckAfterMs: 'HERALD_LOOP_STUCK_AFTER',
   breaker: 'HERALD_BREAKER',
+  autoDisableAfterMs: 'HERALD_AUTO_DISABLE_AFTER',
   deliveryTraceparent: 'HERALD_DELIVERY_TRACEPARENT',
   logLevel: 'HERALD_LOG_LEVEL',
   logFormat: 'HERALD_LOG_FORMAT',
@@ -67,6 +68,11 @@ function breakerOrRaw(text: string): false | { failures: number | string; window
   const [failures, window] = text.split('/');
   if (failures === undefined || window === undefined) return text;
   return { failures: integerOrRaw(failures), windowMs: durationOrRaw(window.trim()) };
+}
+
+/** `off` (or `0`) turns auto-disable off; anything else is a duration. */
+function autoDisableOrRaw(text: string): number | string {
+  return ['off', 'false', 'no'].includes(text.trim().toLowerCase()) ? 0 : durationOrRaw(text);
 }
 
 /**
@@ -144,6 +150,7 @@ export function configFromEnv(env: Env, readFile: (path: string) => string): Raw
   set('stallAfterMs', text('HERALD_STALL_AFTER') && durationOrRaw(text('HERALD_STALL_AFTER')!));
   set('loopStuckAfterMs', text('HERALD_LOOP_STUCK_AFTER') && durationOrRaw(text('HERALD_LOOP_STUCK_AFTER')!));
   set('breaker', text('HERALD_BREAKER') && breakerOrRaw(text('HERALD_BREAKER')!));
+  set('autoDisableAfterMs', text('HERALD_AUTO_DISABLE_AFTER') && autoDisableOrRaw(text('HERALD_AUTO_DISABLE_AFTER')!));
   set('deliveryTraceparent', text('HERALD_DELIVERY_TRACEPARENT') && booleanOrRaw(text('HERALD_DELIVERY_TRACEPARENT')!));
   set('logLevel', text('HERALD_LOG_LEVEL'));
   set('logFormat', text('HERALD_LOG_FORMAT'));

@@ -102,6 +102,11 @@ export const HostConfig = Type.Object(
         { description: 'Endpoint health: hold a subscriber after `failures` failed attempts in a row with no success for `windowMs`; false turns it off (docs/operations.md).' },
       ),
     ),
+    autoDisableAfterMs: Type.Optional(
+      Type.Union([Type.Literal(0), Type.Integer({ minimum: 60_000, maximum: 31_536_000_000 })], {
+        description: 'Disable a subscriber whose every delivery has failed this long, ms (at least a minute, at most a year); 0 (`off`) turns it off. Default 5 days (docs/operations.md).',
+      }),
+    ),
     deliveryTraceparent: Type.Optional(
       Type.Boolean({ description: "Send each delivery attempt's W3C traceparent header (OpenTelemetry; see docs/server.md)." }),
     ),

@@ -13,6 +13,7 @@ import { EnabledBadge } from '../../ui/StatusBadge';
 import { Time } from '../../ui/Time';
 import { useAction } from '../../ui/use-action';
 import { HealthFacts } from './HealthNote';
+import { DisabledNotice } from './DisabledNotice';
 import { RecentDeliveries } from './RecentDeliveries';
 import { RecoverDeliveries } from './RecoverDeliveries';
 import { SendTestEvent } from './SendTestEvent';
@@ -77,6 +78,7 @@ export function SubscriberDetail({ id }: { id: string }) {
             )}
           </div>
           <ActionReasons id={reasonsId} capabilities={portal ? [can.updateSubscriber] : [can.updateSubscriber, can.deleteSubscriber]} />
+          <DisabledNotice reason={subscriber.disabledReason} />
           {action.error && <ErrorNotice error={action.error} />}
           {rotating && (
             <RotateSecret

@@ -11,6 +11,7 @@ import { PageHeading } from '../../ui/PageHeading';
 import { Pager } from '../../ui/Pager';
 import { EnabledBadge } from '../../ui/StatusBadge';
 import { HealthNote } from './HealthNote';
+import { DisabledBadge } from './DisabledNotice';
 import { isEveryEvent } from './subscriber-form-model';
 
 function matches(subscriber: Subscriber, search: string): boolean {
@@ -96,7 +97,7 @@ export function SubscribersList({ offset }: { offset: number }) {
                       <td class="url">{subscriber.targetUrl}</td>
                       <td>{isEveryEvent(subscriber.events) ? <span class="muted">all events</span> : subscriber.events.join(', ')}</td>
                       <td>
-                        <EnabledBadge enabled={subscriber.enabled} /> <HealthNote health={subscriber.health} />
+                        <EnabledBadge enabled={subscriber.enabled} /> <DisabledBadge reason={subscriber.disabledReason} /> <HealthNote health={subscriber.health} />
                       </td>
                     </tr>
                   ))}

@@ -10,6 +10,7 @@ export class HealthStore extends StorePart {
     const document: Omit<SubscriberHealthDocument, '_id'> = {
       state: breaker.state,
       since: new Date(breaker.since),
+      failingSince: breaker.failingSince === null ? null : new Date(breaker.failingSince),
       consecutiveFailures: breaker.consecutiveFailures,
       lastError: breaker.lastError,
       probes: breaker.probes,
@@ -29,7 +30,7 @@ export class HealthStore extends StorePart {
           state: document.state,
           since: document.since.getTime(),
           consecutiveFailures: document.consecutiveFailures,
-          failingSince: document.since.getTime(),
+          failingSince: (document.failingSince ?? document.since).getTime(),
           lastError: document.lastError,
           probes: document.probes,
           nextProbeAt: document.nextProbeAt?.getTime() ?? null,
@@ -37,6 +38,28 @@ export class HealthStore extends StorePart {
         },
       ]),
     );
+  }
+
+  /** Stored health that is not healthy and whose run of failures began at or before `cutoff`. */
+  async failingSince(cutoff: Date): Promise<Array<{ subscriberId: string; state: 'failing' | 'open'; failingSince: Date; lastError: string | null }>> {
+    const stored = await this.read(() => this.collections.health.find({ state: { $in: ['failing', 'open'] } }).toArray());
+    return stored
+      .map((document) => ({ subscriberId: document._id, state: document.state as 'failing' | 'open', failingSince: document.failingSince ?? document.since, lastError: document.lastError }))
+      .filter((entry) => entry.failingSince.getTime() <= cutoff.getTime());
+  }
+
+  /** What auto-disable needs of a subscriber: whether it is enabled and when it was last enabled again. */
+  async subscriberState(subscriberId: string): Promise<{ enabled: boolean; enabledSince: Date | null; listener: boolean } | null> {
+    const found = await this.read(() => this.collections.subscribers.findOne({ _id: subscriberId }, { projection: { enabled: 1, enabledSince: 1, listener: 1 } }));
+    return found ? { enabled: found.enabled, enabledSince: found.enabledSince ?? null, listener: found.listener !== undefined } : null;
+  }
+
+  /** The newest delivered attempt to the subscriber by any replica (a success its own breaker may not have seen). */
+  async lastSuccessAt(subscriberId: string): Promise<Date | null> {
+    const found = await this.read(() =>
+      this.collections.deliveries.find({ subscriberId, status: 'DELIVERED' }).sort({ lastAttemptAt: -1, createdAt: -1 }).limit(1).project<{ lastAttemptAt: Date | null }>({ lastAttemptAt: 1 }).toArray(),
+    );
+    return found[0]?.lastAttemptAt ?? null;
   }
 
   /** Whose the subscriber is, for the operational event its change of state publishes. */

@@ -22,7 +22,7 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export async function startHarness(options: { profile?: SigningProfile; delivery?: DeliveryOptions; start?: boolean; database?: TestDatabase; masterKey?: string } = {}): Promise<Harness> {
+export async function startHarness(options: { profile?: SigningProfile; delivery?: DeliveryOptions; start?: boolean; database?: TestDatabase; masterKey?: string; now?: () => Date } = {}): Promise<Harness> {
   const database = options.database ?? (await openTestDatabase('engine'));
   const masterKey = options.masterKey ?? randomBytes(32).toString('base64');
   const herald = await createHerald({
@@ -31,6 +31,7 @@ export async function startHarness(options: { profile?: SigningProfile; delivery
     signingProfile: options.profile ?? 'standard',
     delivery: { ...FAST_DELIVERY, ...options.delivery },
     eventTypes: [{ type: 'card.issued', sensitive: ['pan'] }, { type: 'order.created' }],
+    ...(options.now ? { now: options.now } : {}),
   });
   if (options.start !== false) await herald.start();
   return {
