@@ -18,7 +18,7 @@ export interface CertificateFactory {
   /** A self-signed CA. */
   authority(name: string): Pem;
   /** A leaf signed by `ca`; `serverNames` makes it a server certificate for those names/addresses. */
-  leaf(name: string, ca: Pem, options?: { serverNames?: string[]; days?: number; notAfter?: string }): Pem;
+  leaf(name: string, ca: Pem, options?: { serverNames?: string[] }): Pem;
   dispose(): void;
 }
 
@@ -47,7 +47,7 @@ export function certificateFactory(): CertificateFactory {
       const extensions = names.length > 0
         ? ['-addext', `subjectAltName=${names.map((n) => (/^[\d.]+$/.test(n) ? `IP:${n}` : `DNS:${n}`)).join(',')}`, '-addext', 'extendedKeyUsage=serverAuth']
         : ['-addext', 'extendedKeyUsage=clientAuth'];
-      openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', String(options.days ?? 2), '-subj', `/CN=${name}`,
+      openssl(['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '2', '-subj', `/CN=${name}`,
         '-CA', `${prefix}-ca.crt`, '-CAkey', `${prefix}-ca.key`, '-addext', 'basicConstraints=critical,CA:FALSE', ...extensions,
         '-keyout', `${prefix}.key`, '-out', `${prefix}.crt`]);
       return read(prefix);

@@ -16,6 +16,19 @@ export interface PreviousSecret {
   expiresAt: Date;
 }
 
+/** Mutual TLS towards the endpoint (validation/client-tls.ts): the certificate is public, the key sealed. */
+export interface SubscriberTlsDocument {
+  certificate: string;
+  key: SealedSecret;
+  caBundle?: string;
+  subject: string;
+  issuer: string;
+  fingerprint256: string;
+  notBefore: Date;
+  notAfter: Date;
+  caCertificates: number;
+}
+
 export interface SubscriberDocument {
   /** Internal uuid; never shown by the API (the handle is). */
   _id: string;
@@ -42,6 +55,7 @@ export interface SubscriberDocument {
   egressProxy?: string;
   secret?: SealedSecret;
   previousSecrets?: PreviousSecret[];
+  tls?: SubscriberTlsDocument;
   createdBy: string;
   updatedBy: string;
   createdAt: Date;

@@ -1,6 +1,8 @@
-// Subscriber documents → API shapes. Pure. The secret never leaves: only `hasSecret`.
+// Subscriber documents → API shapes. Pure. The secret never leaves: only `hasSecret`; nor does the
+// TLS client key: only the certificate's facts.
 import type { WebhookSubscriberListItem, WebhookSubscriberResponse } from '../schemas/index.js';
-import type { SubscriberDocument, SubscriberHealthDocument } from '../storage/documents.js';
+import type { ClientTlsSummary } from '../schemas/index.js';
+import type { SubscriberDocument, SubscriberHealthDocument, SubscriberTlsDocument } from '../storage/documents.js';
 
 export const DELETED_USER = 'deleted_user';
 /** createdBy/updatedBy when a call names no actor (an embedding app acting on its own). */
@@ -40,6 +42,7 @@ export function toListItem(document: SubscriberDocument, existing?: ReadonlySet<
     ...(document.rateLimitPerSecond !== undefined ? { rateLimitPerSecond: document.rateLimitPerSecond } : {}),
     ...(document.egressProxy !== undefined ? { egressProxy: document.egressProxy } : {}),
     hasSecret: document.secret !== undefined,
+    ...(document.tls ? { tls: tlsSummary(document.tls) } : {}),
     ...(health ? { health: { state: health.state, since: health.since.toISOString(), consecutiveFailures: health.consecutiveFailures, lastError: health.lastError } } : {}),
     createdBy: displayPrincipal(document.createdBy, existing),
     createdAt: document.createdAt.toISOString(),
@@ -49,4 +52,15 @@ export function toListItem(document: SubscriberDocument, existing?: ReadonlySet<
 
 export function toResponse(document: SubscriberDocument, existing?: ReadonlySet<string>, health?: SubscriberHealthDocument | null): WebhookSubscriberResponse {
   return { ...toListItem(document, existing, health), updatedBy: displayPrincipal(document.updatedBy, existing) };
+}
+
+function tlsSummary(tls: SubscriberTlsDocument): ClientTlsSummary {
+  return {
+    subject: tls.subject,
+    issuer: tls.issuer,
+    fingerprint256: tls.fingerprint256,
+    notBefore: tls.notBefore.toISOString(),
+    notAfter: tls.notAfter.toISOString(),
+    caCertificates: tls.caCertificates,
+  };
 }
