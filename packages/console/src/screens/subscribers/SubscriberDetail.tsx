@@ -108,6 +108,19 @@ export function SubscriberDetail({ id }: { id: string }) {
             <dd>{subscriber.ordering === 'aggregate' ? 'Per aggregate: one at a time, in order' : 'None'}</dd>
             <dt>Egress proxy</dt>
             <dd>{subscriber.egressProxy === undefined ? "The server's default" : subscriber.egressProxy === 'none' ? 'None: sent directly' : <code>{subscriber.egressProxy}</code>}</dd>
+            <dt>Client certificate</dt>
+            <dd>
+              {subscriber.tls ? (
+                <>
+                  <code>{subscriber.tls.subject}</code>, issued by <code>{subscriber.tls.issuer}</code>; expires <Time iso={subscriber.tls.notAfter} />
+                  {subscriber.tls.caCertificates > 0 ? `; trusts ${subscriber.tls.caCertificates} CA certificate(s) for the endpoint` : ''}
+                  <br />
+                  <span class="hint">SHA-256 {subscriber.tls.fingerprint256}</span>
+                </>
+              ) : (
+                'None'
+              )}
+            </dd>
             <dt>Secret</dt>
             <dd>{subscriber.hasSecret ? 'Set (never shown)' : 'None: deliveries are not signed'}</dd>
             <dt>Created</dt>
