@@ -12,7 +12,7 @@ import type { Metrics } from '../metrics.js';
 import { conditionsFor, findCondition, type SyncOutcome } from './conditions.js';
 import { desiredSubscriber } from './desired.js';
 import { planSync } from './plan.js';
-import { resolveSecret } from './secret.js';
+import { resolveSecret, resolveTlsSecret } from './secret.js';
 
 /** Annotation that lets the operator take over a subscriber another principal created. */
 export const ADOPT_ANNOTATION = 'herald.dev/adopt';
@@ -65,6 +65,8 @@ export class Reconciler {
     const secret = resolveSecret(current, current.spec.secretRef ? this.deps.lookupSecret(namespace, current.spec.secretRef.name) : undefined);
     if (secret.kind === 'missing') return this.fail(current, { ok: false, reason: 'SecretNotFound', message: secret.message }, desired.id);
     if (secret.kind === 'invalid') return this.fail(current, { ok: false, reason: 'Invalid', message: secret.message }, desired.id);
+    const tls = resolveTlsSecret(current, current.spec.tlsSecretRef ? this.deps.lookupSecret(namespace, current.spec.tlsSecretRef.name) : undefined);
+    if (tls.kind === 'missing') return this.fail(current, { ok: false, reason: 'SecretNotFound', message: tls.message }, desired.id);
 
     let result: Subscriber;
     let change: { kind: 'create' | 'update'; message: string } | undefined;
@@ -79,6 +81,8 @@ export class Reconciler {
           actual,
           operatorPrincipal: await this.deps.operatorPrincipal(),
           pushedSecretVersion: current.status?.secretVersion,
+          tls,
+          pushedTlsSecretVersion: current.status?.tlsSecretVersion,
           adoptForeign: current.metadata?.annotations?.[ADOPT_ANNOTATION] === 'true',
         });
         if (plan.action === 'conflict') {
@@ -119,6 +123,7 @@ export class Reconciler {
       handle: desired.id,
       hasSecret: result.hasSecret,
       secretVersion: secret.kind === 'found' ? secret.version : undefined,
+      tlsSecretVersion: tls.kind === 'found' ? tls.version : undefined,
     }, change !== undefined);
     if (change) {
       this.deps.metrics.increment('herald_operator_herald_writes_total', 'Subscriber writes sent to Herald', { kind: change.kind });
@@ -171,7 +176,7 @@ export class Reconciler {
   private async writeStatus(
     resource: WebhookSubscriberResource,
     outcome: SyncOutcome,
-    fields: Pick<WebhookSubscriberStatus, 'handle' | 'hasSecret' | 'secretVersion'>,
+    fields: Pick<WebhookSubscriberStatus, 'handle' | 'hasSecret' | 'secretVersion' | 'tlsSecretVersion'>,
     force: boolean,
   ): Promise<void> {
     const previous = resource.status ?? {};
@@ -183,13 +188,14 @@ export class Reconciler {
       handle: fields.handle,
       hasSecret: fields.hasSecret ?? previous.hasSecret,
       secretVersion: fields.secretVersion ?? (outcome.ok ? undefined : previous.secretVersion),
+      tlsSecretVersion: fields.tlsSecretVersion ?? (outcome.ok ? undefined : previous.tlsSecretVersion),
       conditions,
       lastSyncedAt: outcome.ok ? now : previous.lastSyncedAt,
     };
     // Skip no-op writes: every status write is a watch event, and periodic resyncs would churn.
     if (!force && sameStatus(previous, status)) return;
     try {
-      await this.deps.kube.patchStatus(resource, { ...status, secretVersion: status.secretVersion ?? null });
+      await this.deps.kube.patchStatus(resource, { ...status, secretVersion: status.secretVersion ?? null, tlsSecretVersion: status.tlsSecretVersion ?? null });
     } catch (error) {
       if (kubeStatusCode(error) === 404) return; // deleted meanwhile
       throw error;
@@ -215,6 +221,7 @@ function sameStatus(before: WebhookSubscriberStatus, after: WebhookSubscriberSta
     before.handle === after.handle &&
     before.hasSecret === after.hasSecret &&
     (before.secretVersion ?? null) === (after.secretVersion ?? null) &&
+    (before.tlsSecretVersion ?? null) === (after.tlsSecretVersion ?? null) &&
     conditionKey(before) === conditionKey(after)
   );
 }
