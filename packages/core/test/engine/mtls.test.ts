@@ -1,7 +1,8 @@
 // Mutual TLS end to end: createHerald over FerretDB delivering to a real HTTPS receiver on 127.0.0.1
 // that requires a client certificate; the material checked on input, sealed at rest, never read back.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { ValidationError, type WebhookSubscriberCreateRequest } from '../../src/index.js';
+import { randomBytes } from 'node:crypto';
+import { ConfigError, createHerald, ValidationError, type WebhookSubscriberCreateRequest } from '../../src/index.js';
 import { certificateFactory, startMtlsReceiver, type CertificateFactory, type MtlsReceiver, type Pem } from '../../../../test/support/certificates.js';
 import { clientTlsIssues } from '../../src/validation/client-tls.js';
 import { eventSettles, eventually, scope, startHarness, type Harness } from './support/harness.js';
@@ -86,6 +87,13 @@ describe('deliveries with a client certificate', () => {
     const third = await publish(family);
     await eventSettles(harness.herald, third.eventId);
     expect(receiver.received.at(-1)?.peerCommonName).toBe('herald-client-b');
+  });
+
+  test('a Herald without the master key that sealed a stored client key refuses to start, naming the key id only', async () => {
+    await subscribe({ tls: tls(clientA) });
+    const starting = createHerald({ mongo: { db: harness.database.db }, masterKeys: { current: 'k2', keys: { k2: randomBytes(32).toString('base64') } } });
+    await expect(starting).rejects.toThrow(ConfigError);
+    await expect(starting).rejects.toThrow('subscribers have TLS client keys sealed with master key "k1", which is not configured');
   });
 
   test('null removes the client certificate', async () => {
