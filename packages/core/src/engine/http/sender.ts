@@ -189,8 +189,11 @@ export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
           durationMs: elapsed(),
         };
       } catch (error) {
-        // A TLS alert that closed one of this pool's connections during the attempt is its cause.
-        const reason: unknown = abort.signal.aborted ? abort.signal.reason : (pool.alerts?.since(started) ?? error);
+        let reason: unknown = abort.signal.aborted ? abort.signal.reason : error;
+        // A connection closed under the request, when a TLS alert closed one of this pool's
+        // connections during the attempt: the alert is the cause (tls-alerts.ts).
+        const alert = pool.alerts?.since(started);
+        if (alert && ['CONNECTION_RESET', 'NETWORK'].includes(classifyNetworkError(reason))) reason = alert;
         return { kind: 'error', errorClass: classifyNetworkError(reason), message: describeNetworkError(reason), durationMs: elapsed() };
       } finally {
         clearTimeout(timer);
