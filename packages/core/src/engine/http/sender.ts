@@ -2,7 +2,8 @@
 // cap). Redirects are never followed (undici's request does not follow them). The whole exchange
 // — connect, headers, body — is bounded by the subscriber's timeoutMs. At most 4 KiB of the
 // response body is kept for the attempt history; the rest is drained (bounded) or dropped.
-// With an egress proxy configured the pools connect through it (tunnel-connector.ts).
+// With an egress proxy configured the pools connect through it (tunnel-connector.ts). A subscriber
+// with a client certificate (mutual TLS) has pools whose connector presents it (clientTlsPool).
 import { Agent, request, type buildConnector } from 'undici';
 import { createEgressProxies, type EgressProxies, type EgressProxy } from '../egress/proxy-config.js';
 import { classifyNetworkError, describeNetworkError, type NetworkErrorClass } from '../network-errors.js';
@@ -80,8 +81,7 @@ export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
   const policy = options.ssrfPolicy ?? createSsrfPolicy(options.ssrfAllowList ?? []);
   const egress = options.egressProxies ?? createEgressProxies({});
   const direct = createGuardedConnector(policy, CONNECT_TIMEOUT_MS);
-  // One connector per proxy, made when first used; with client TLS one per proxy and material
-  // (undici keeps TLS sessions per connector: a session is never resumed under another certificate).
+  // One connector per proxy, made when first used.
   const tunnels = new Map<EgressProxy, buildConnector.connector>();
   const connectorFor = (proxy: EgressProxy | undefined): buildConnector.connector => {
     if (!proxy) return direct;
@@ -95,6 +95,8 @@ export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
   const agentWith = (connect: buildConnector.connector): Agent =>
     new Agent({ connections: options.connectionsPerOrigin ?? 32, keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000, connect });
   const newAgent = (proxy: EgressProxy | undefined): Agent => agentWith(connectorFor(proxy));
+  // A connector of its own per pool: undici keeps TLS sessions per connector, so a session is never
+  // resumed under another subscriber's or another version's certificate.
   const clientTlsPool = (proxy: EgressProxy | undefined, clientTls: ClientTlsMaterial): { agent: Agent; alerts: TlsAlertLog } => {
     const { connector, log } = watchTlsAlerts(
       proxy ? createTunnelConnector(proxy, policy, CONNECT_TIMEOUT_MS, clientTls) : createGuardedConnector(policy, CONNECT_TIMEOUT_MS, clientTls),
