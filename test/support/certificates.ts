@@ -74,12 +74,16 @@ export interface MtlsReceiver {
   close(): Promise<void>;
 }
 
-/** An HTTPS receiver on 127.0.0.1 that requires a client certificate signed by `clientCa`, answering 204. */
-export async function startMtlsReceiver(server: Pem, clientCa: string | string[]): Promise<MtlsReceiver> {
+/**
+ * An HTTPS receiver on 127.0.0.1 that requires a client certificate signed by `clientCa`, answering
+ * 204; with `clientCa` undefined, one that asks for none (plain TLS, e.g. on a private CA).
+ */
+export async function startMtlsReceiver(server: Pem, clientCa: string | string[] | undefined): Promise<MtlsReceiver> {
   const received: MtlsRequest[] = [];
   const sockets = new Set<Socket>();
   const state = { refusedHandshakes: 0 };
-  const https: Server = createServer({ cert: server.cert, key: server.key, ca: clientCa, requestCert: true, rejectUnauthorized: true }, async (req, res) => {
+  const clientAuth = clientCa === undefined ? {} : { ca: clientCa, requestCert: true, rejectUnauthorized: true };
+  const https: Server = createServer({ cert: server.cert, key: server.key, ...clientAuth }, async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const peer = (req.socket as TLSSocket).getPeerCertificate();

@@ -49,6 +49,9 @@ describe('webhooks subscribers --client-cert against the real host', () => {
     const alone = await herald(['webhooks', 'subscribers', 'update', 'mtls', '--client-cert', files.cert]);
     expect(alone.code).not.toBe(0);
     expect(alone.stderr).toContain('--client-cert and --client-key go together');
+    const caOnly = await herald(['webhooks', 'subscribers', 'update', 'mtls', '--ca-bundle', files.ca, '--json']);
+    expect([caOnly.code, caOnly.stderr]).toStrictEqual([0, '']);
+    expect(JSON.parse(caOnly.text).tls).toEqual({ caCertificates: 1 });
     const both = await herald(['webhooks', 'subscribers', 'update', 'mtls', '--no-client-cert', '--client-cert', files.cert, '--client-key', files.key]);
     expect(both.code).not.toBe(0);
     expect(both.stderr).toContain('--no-client-cert cannot be combined');

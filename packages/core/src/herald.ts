@@ -60,10 +60,10 @@ async function assertSecretsReadable(collections: Collections, keyIds: readonly 
     );
   }
   const unreadableKey = await collections.subscribers.findOne(
-    { tls: { $exists: true }, 'tls.key.keyId': { $nin: [...keyIds] } },
+    { 'tls.key': { $exists: true }, 'tls.key.keyId': { $nin: [...keyIds] } },
     { projection: { 'tls.key.keyId': 1 } },
   );
-  if (unreadableKey?.tls) {
+  if (unreadableKey?.tls?.key) {
     throw new ConfigError(
       keyIds.length === 0
         ? 'subscribers have TLS client keys stored, but no master key is configured (masterKeys option)'

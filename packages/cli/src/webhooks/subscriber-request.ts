@@ -28,8 +28,8 @@ export interface ClientTlsFlags {
 }
 
 /**
- * The subscriber's `tls`: the server replaces it as a whole, so a certificate goes with its key
- * (and the CA bundle with both); `--no-client-cert` removes it (null). Undefined: no change.
+ * The subscriber's `tls`: the server replaces it as a whole; a certificate goes with its key, and a
+ * CA bundle may come with them or alone; `--no-client-cert` removes it all (null). Undefined: no change.
  */
 export function clientTlsFromFlags(flags: ClientTlsFlags): Record<string, string> | null | undefined {
   const given = [flags.certificate, flags.key, flags.caBundle].some((value) => value !== undefined);
@@ -38,10 +38,13 @@ export function clientTlsFromFlags(flags: ClientTlsFlags): Record<string, string
     return null;
   }
   if (!given) return undefined;
-  if (flags.certificate === undefined || flags.key === undefined) {
-    throw usageError('MISSING_FLAG', '--client-cert and --client-key go together (and --ca-bundle with both): the server replaces them as a whole');
+  if ((flags.certificate === undefined) !== (flags.key === undefined)) {
+    throw usageError('MISSING_FLAG', '--client-cert and --client-key go together');
   }
-  return { clientCertificate: flags.certificate, clientKey: flags.key, ...(flags.caBundle !== undefined ? { caBundle: flags.caBundle } : {}) };
+  return {
+    ...(flags.certificate !== undefined && flags.key !== undefined ? { clientCertificate: flags.certificate, clientKey: flags.key } : {}),
+    ...(flags.caBundle !== undefined ? { caBundle: flags.caBundle } : {}),
+  };
 }
 
 export type SubscriberRequest = Record<string, string | boolean | number | string[]>;

@@ -1356,31 +1356,31 @@ export interface components {
         };
         /**
          * WebhookSubscriberTls
-         * @description Mutual TLS towards an https endpoint: the client certificate and key Herald presents, and optionally the CAs it trusts for that endpoint. Replaced as a whole; new connections use it at once while connections already open finish their deliveries.
+         * @description TLS towards an https endpoint: the client certificate and key Herald presents (mutual TLS), the CAs it trusts for that endpoint, or both. Replaced as a whole; new connections use it at once while connections already open finish their deliveries.
          */
         WebhookSubscriberTls: {
-            /** @description PEM: the client certificate Herald presents, optionally followed by its intermediate certificates. */
-            clientCertificate: string;
+            /** @description PEM: the client certificate Herald presents, optionally followed by its intermediate certificates. Goes with clientKey. */
+            clientCertificate?: string;
             /** @description PEM: the certificate's unencrypted private key. Stored encrypted like `secret`, never returned. */
-            clientKey: string;
+            clientKey?: string;
             /** @description PEM: the certificate authorities trusted for this endpoint's server certificate, instead of the public ones. Omitted: the public ones. */
             caBundle?: string;
         };
         /**
          * WebhookSubscriberTlsSummary
-         * @description The client certificate a subscriber presents (mutual TLS); present when one is set. The key is never returned.
+         * @description The client certificate a subscriber presents (mutual TLS) and the CAs it trusts for the endpoint; present when set. The key is never returned.
          */
         WebhookSubscriberTlsSummary: {
-            /** @description The client certificate's subject. */
-            subject: string;
+            /** @description The client certificate's subject; absent with a CA bundle alone. */
+            subject?: string;
             /** @description The client certificate's issuer. */
-            issuer: string;
+            issuer?: string;
             /** @description The client certificate's SHA-256 fingerprint (colon-separated hex). */
-            fingerprint256: string;
+            fingerprint256?: string;
             /** Format: date-time */
-            notBefore: string;
+            notBefore?: string;
             /** Format: date-time */
-            notAfter: string;
+            notAfter?: string;
             /** @description How many CA certificates are trusted for this endpoint; 0: the public ones. */
             caCertificates: number;
         };

@@ -122,7 +122,8 @@ describe('subscriber form: per-key ordering', () => {
     expect(changedFields(withTls, { ...values, clientCertificate: 'CERT', clientKey: 'KEY' })).toEqual({ tls: { clientCertificate: 'CERT', clientKey: 'KEY' } });
     expect(changedFields(withTls, { ...values, removeClientTls: true })).toEqual({ tls: null });
     expect(changedFields(stored, { ...valuesOf(stored), removeClientTls: true })).toEqual({});
-    expect(createBody({ ...EMPTY_FORM, displayName: 'x', targetUrl: 'https://e.com/', clientKey: 'KEY', caBundle: 'CA' }).tls).toEqual({ clientCertificate: '', clientKey: 'KEY', caBundle: 'CA' });
+    expect(createBody({ ...EMPTY_FORM, displayName: 'x', targetUrl: 'https://e.com/', clientKey: 'KEY', caBundle: 'CA' }).tls).toEqual({ clientKey: 'KEY', caBundle: 'CA' });
+    expect(createBody({ ...EMPTY_FORM, displayName: 'x', targetUrl: 'https://e.com/', caBundle: 'CA' }).tls).toEqual({ caBundle: 'CA' });
     expect(formFieldOf('tls.clientKey')).toBe('clientKey');
     expect(formFieldOf('tls.caBundle')).toBe('caBundle');
     expect(formFieldOf('tls')).toBe('clientCertificate');

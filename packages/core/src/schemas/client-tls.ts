@@ -11,16 +11,20 @@ export const CLIENT_TLS_LIMITS = {
 
 export const ClientTlsInput = Type.Object(
   {
-    clientCertificate: Type.String({
-      minLength: 1,
-      maxLength: CLIENT_TLS_LIMITS.certificateMaxChars,
-      description: 'PEM: the client certificate Herald presents, optionally followed by its intermediate certificates.',
-    }),
-    clientKey: Type.String({
-      minLength: 1,
-      maxLength: CLIENT_TLS_LIMITS.keyMaxChars,
-      description: "PEM: the certificate's unencrypted private key. Stored encrypted like `secret`, never returned.",
-    }),
+    clientCertificate: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: CLIENT_TLS_LIMITS.certificateMaxChars,
+        description: 'PEM: the client certificate Herald presents, optionally followed by its intermediate certificates. Goes with clientKey.',
+      }),
+    ),
+    clientKey: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: CLIENT_TLS_LIMITS.keyMaxChars,
+        description: "PEM: the certificate's unencrypted private key. Stored encrypted like `secret`, never returned.",
+      }),
+    ),
     caBundle: Type.Optional(
       Type.String({
         minLength: 1,
@@ -34,7 +38,7 @@ export const ClientTlsInput = Type.Object(
     additionalProperties: false,
     title: 'WebhookSubscriberTls',
     description:
-      'Mutual TLS towards an https endpoint: the client certificate and key Herald presents, and optionally the CAs it trusts for that endpoint. ' +
+      'TLS towards an https endpoint: the client certificate and key Herald presents (mutual TLS), the CAs it trusts for that endpoint, or both. ' +
       'Replaced as a whole; new connections use it at once while connections already open finish their deliveries.',
   },
 );
@@ -42,17 +46,17 @@ export type ClientTlsInput = Static<typeof ClientTlsInput>;
 
 export const ClientTlsSummary = Type.Object(
   {
-    subject: Type.String({ description: "The client certificate's subject." }),
-    issuer: Type.String({ description: "The client certificate's issuer." }),
-    fingerprint256: Type.String({ description: "The client certificate's SHA-256 fingerprint (colon-separated hex)." }),
-    notBefore: DateTime,
-    notAfter: DateTime,
+    subject: Type.Optional(Type.String({ description: "The client certificate's subject; absent with a CA bundle alone." })),
+    issuer: Type.Optional(Type.String({ description: "The client certificate's issuer." })),
+    fingerprint256: Type.Optional(Type.String({ description: "The client certificate's SHA-256 fingerprint (colon-separated hex)." })),
+    notBefore: Type.Optional(DateTime),
+    notAfter: Type.Optional(DateTime),
     caCertificates: Type.Integer({ minimum: 0, description: 'How many CA certificates are trusted for this endpoint; 0: the public ones.' }),
   },
   {
     additionalProperties: false,
     title: 'WebhookSubscriberTlsSummary',
-    description: 'The client certificate a subscriber presents (mutual TLS); present when one is set. The key is never returned.',
+    description: 'The client certificate a subscriber presents (mutual TLS) and the CAs it trusts for the endpoint; present when set. The key is never returned.',
   },
 );
 export type ClientTlsSummary = Static<typeof ClientTlsSummary>;

@@ -16,16 +16,19 @@ export interface PreviousSecret {
   expiresAt: Date;
 }
 
-/** Mutual TLS towards the endpoint (validation/client-tls.ts): the certificate is public, the key sealed. */
+/**
+ * TLS towards the endpoint (validation/client-tls.ts): a client certificate and its key (mutual TLS;
+ * the certificate is public, the key sealed), CAs trusted for the endpoint, or both.
+ */
 export interface SubscriberTlsDocument {
-  certificate: string;
-  key: SealedSecret;
+  certificate?: string;
+  key?: SealedSecret;
   caBundle?: string;
-  subject: string;
-  issuer: string;
-  fingerprint256: string;
-  notBefore: Date;
-  notAfter: Date;
+  subject?: string;
+  issuer?: string;
+  fingerprint256?: string;
+  notBefore?: Date;
+  notAfter?: Date;
   caCertificates: number;
 }
 

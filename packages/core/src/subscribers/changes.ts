@@ -49,8 +49,8 @@ export function newSubscriberDocument(input: WebhookSubscriberCreateRequest, con
 /** Validated material (validation/client-tls.ts) as stored: the key sealed, the certificate's facts beside it. */
 function tlsDocument(input: ClientTlsInput, context: ChangeContext): SubscriberTlsDocument {
   return {
-    certificate: input.clientCertificate,
-    key: context.seal(input.clientKey),
+    ...(input.clientCertificate !== undefined ? { certificate: input.clientCertificate } : {}),
+    ...(input.clientKey !== undefined ? { key: context.seal(input.clientKey) } : {}),
     ...(input.caBundle !== undefined ? { caBundle: input.caBundle } : {}),
     ...clientCertificateFacts(input),
   };

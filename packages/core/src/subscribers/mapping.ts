@@ -56,11 +56,11 @@ export function toResponse(document: SubscriberDocument, existing?: ReadonlySet<
 
 function tlsSummary(tls: SubscriberTlsDocument): ClientTlsSummary {
   return {
-    subject: tls.subject,
-    issuer: tls.issuer,
-    fingerprint256: tls.fingerprint256,
-    notBefore: tls.notBefore.toISOString(),
-    notAfter: tls.notAfter.toISOString(),
+    ...(tls.subject !== undefined ? { subject: tls.subject } : {}),
+    ...(tls.issuer !== undefined ? { issuer: tls.issuer } : {}),
+    ...(tls.fingerprint256 !== undefined ? { fingerprint256: tls.fingerprint256 } : {}),
+    ...(tls.notBefore ? { notBefore: tls.notBefore.toISOString() } : {}),
+    ...(tls.notAfter ? { notAfter: tls.notAfter.toISOString() } : {}),
     caCertificates: tls.caCertificates,
   };
 }

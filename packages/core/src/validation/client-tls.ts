@@ -8,13 +8,14 @@ import { checkFields, isPlainObject, stringCheck } from './fields.js';
 
 const CERTIFICATE_BLOCK = /-----BEGIN CERTIFICATE-----[\s\S]+?-----END CERTIFICATE-----/g;
 
-/** What is shown of the client certificate (ClientTlsSummary) and kept beside the sealed key. */
+/** What is shown of the material (ClientTlsSummary) and kept beside the sealed key. */
 export interface ClientCertificateFacts {
-  subject: string;
-  issuer: string;
-  fingerprint256: string;
-  notBefore: Date;
-  notAfter: Date;
+  /** The client certificate's facts; absent with a CA bundle alone. */
+  subject?: string;
+  issuer?: string;
+  fingerprint256?: string;
+  notBefore?: Date;
+  notAfter?: Date;
   caCertificates: number;
 }
 
@@ -51,20 +52,27 @@ const shapeChecks = {
   caBundle: stringCheck({ min: 1, max: CLIENT_TLS_LIMITS.caBundleMaxChars }),
 };
 
+const NOTHING_GIVEN = 'must hold clientCertificate and clientKey (mutual TLS), a caBundle, or both';
+
 /** Every issue of `value` as a `tls` field (names are prefixed `tls.`). */
 export function clientTlsIssues(value: unknown, now: Date): FieldIssue[] {
-  if (!isPlainObject(value)) return [{ field: 'tls', message: 'must be an object with clientCertificate and clientKey' }];
-  const issues = checkFields(value, shapeChecks, ['clientCertificate', 'clientKey']).map((issue) => ({ ...issue, field: `tls.${issue.field}` }));
+  if (!isPlainObject(value)) return [{ field: 'tls', message: 'must be an object with clientCertificate and clientKey (mutual TLS), a caBundle, or both' }];
+  const issues = checkFields(value, shapeChecks).map((issue) => ({ ...issue, field: `tls.${issue.field}` }));
   if (issues.length > 0) return issues;
   const input = value as ClientTlsInput;
-  const chain = parseCertificates(input.clientCertificate);
-  if (typeof chain === 'string') issues.push({ field: 'tls.clientCertificate', message: chain });
-  const key = parseKey(input.clientKey);
-  if (typeof key === 'string') issues.push({ field: 'tls.clientKey', message: key });
+  if (input.clientCertificate === undefined && input.clientKey === undefined && input.caBundle === undefined) return [{ field: 'tls', message: NOTHING_GIVEN }];
+  // The certificate and its key go together: one without the other is a mistake, never half of mTLS.
+  if (input.clientCertificate === undefined && input.clientKey !== undefined) issues.push({ field: 'tls.clientCertificate', message: 'is required with clientKey' });
+  if (input.clientKey === undefined && input.clientCertificate !== undefined) issues.push({ field: 'tls.clientKey', message: 'is required with clientCertificate' });
   if (input.caBundle !== undefined) {
     const authorities = parseCertificates(input.caBundle);
     if (typeof authorities === 'string') issues.push({ field: 'tls.caBundle', message: authorities });
   }
+  if (input.clientCertificate === undefined || input.clientKey === undefined) return issues;
+  const chain = parseCertificates(input.clientCertificate);
+  if (typeof chain === 'string') issues.push({ field: 'tls.clientCertificate', message: chain });
+  const key = parseKey(input.clientKey);
+  if (typeof key === 'string') issues.push({ field: 'tls.clientKey', message: key });
   if (typeof chain === 'string' || typeof key === 'string') return issues;
   const leaf = chain[0]!;
   if (!leaf.checkPrivateKey(key)) issues.push({ field: 'tls.clientKey', message: 'is not the private key of clientCertificate' });
@@ -80,16 +88,18 @@ export function clientTlsIssues(value: unknown, now: Date): FieldIssue[] {
 
 /** The facts of material that clientTlsIssues accepted. */
 export function clientCertificateFacts(input: ClientTlsInput): ClientCertificateFacts {
+  const authorities = input.caBundle === undefined ? [] : parseCertificates(input.caBundle);
+  const caCertificates = Array.isArray(authorities) ? authorities.length : 0;
+  if (input.clientCertificate === undefined) return { caCertificates };
   const chain = parseCertificates(input.clientCertificate);
   if (typeof chain === 'string') throw new TypeError('clientCertificateFacts needs material that clientTlsIssues accepted');
   const leaf = chain[0]!;
-  const authorities = input.caBundle === undefined ? [] : parseCertificates(input.caBundle);
   return {
     subject: leaf.subject.split('\n').join(', '),
     issuer: leaf.issuer.split('\n').join(', '),
     fingerprint256: leaf.fingerprint256,
     notBefore: new Date(leaf.validFrom),
     notAfter: new Date(leaf.validTo),
-    caCertificates: Array.isArray(authorities) ? authorities.length : 0,
+    caCertificates,
   };
 }

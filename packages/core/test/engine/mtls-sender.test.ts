@@ -96,6 +96,18 @@ describe('mutual TLS', () => {
     expect(receiver.received.slice(before).map((r) => r.peerCommonName)).toEqual(['herald-client-b']);
   });
 
+  test('a CA bundle alone trusts a private-CA receiver that asks for no certificate; without it the same receiver is untrusted', async () => {
+    const plainTls = await startMtlsReceiver(certs.leaf('private receiver', serverCa, { serverNames: ['127.0.0.1'] }), undefined);
+    try {
+      const target = sender();
+      const url = plainTls.url;
+      expect(await post(target, { url, clientTls: { id: 'ca-alone', ca: serverCa.cert }, poolKey: 'sub-7' })).toMatchObject({ kind: 'response', status: 204 });
+      expect(await post(target, { url, poolKey: 'sub-8' })).toMatchObject({ kind: 'error', errorClass: 'TLS' });
+    } finally {
+      await plainTls.close();
+    }
+  });
+
   test("a receiver's TLS alert is classed TLS", () => {
     expect(classifyNetworkError(Object.assign(new Error('alert'), { code: 'ERR_SSL_TLSV13_ALERT_CERTIFICATE_REQUIRED' }))).toBe('TLS');
   });

@@ -96,6 +96,19 @@ describe('deliveries with a client certificate', () => {
     await expect(starting).rejects.toThrow('subscribers have TLS client keys sealed with master key "k1", which is not configured');
   });
 
+  test('a CA bundle alone: a receiver on a private CA that asks for no client certificate is trusted', async () => {
+    const plainTls = await startMtlsReceiver(certs.leaf('private receiver', serverCa, { serverNames: ['127.0.0.1'] }), undefined);
+    try {
+      const created = await subscribe({ targetUrl: plainTls.url, tls: { caBundle: serverCa.cert } });
+      expect(created.tls).toEqual({ caCertificates: 1 });
+      const settled = await eventSettles(harness.herald, (await publish(`mtls${count}`)).eventId);
+      expect(settled.status).toBe('ALL_DELIVERED');
+      expect(plainTls.received.map((r) => r.peerCommonName)).toEqual([undefined]);
+    } finally {
+      await plainTls.close();
+    }
+  });
+
   test('null removes the client certificate', async () => {
     const created = await subscribe({ tls: tls(clientA) });
     const updated = await harness.herald.subscribers.update(scope, created.id, { tls: null });
@@ -134,12 +147,14 @@ describe('client certificate input', () => {
       { field: 'tls.clientCertificate', message: 'must hold at least one PEM certificate (-----BEGIN CERTIFICATE-----)' },
       { field: 'tls.clientKey', message: 'must be an unencrypted PEM private key (-----BEGIN PRIVATE KEY-----)' },
     ]);
-    expect(await issues({ clientCertificate: clientA.cert })).toEqual([{ field: 'tls.clientKey', message: 'is required' }]);
+    expect(await issues({ clientCertificate: clientA.cert })).toEqual([{ field: 'tls.clientKey', message: 'is required with clientCertificate' }]);
+    expect(await issues({ clientKey: clientA.key, caBundle: serverCa.cert })).toEqual([{ field: 'tls.clientCertificate', message: 'is required with clientKey' }]);
+    expect(await issues({})).toEqual([{ field: 'tls', message: 'must hold clientCertificate and clientKey (mutual TLS), a caBundle, or both' }]);
     expect(await issues({ clientCertificate: 1, clientKey: clientA.key, extra: true })).toEqual([
       { field: 'tls.extra', message: 'is not a known property' },
       { field: 'tls.clientCertificate', message: 'must be a string' },
     ]);
-    expect(await issues('pem')).toEqual([{ field: 'tls', message: 'must be an object with clientCertificate and clientKey' }]);
+    expect(await issues('pem')).toEqual([{ field: 'tls', message: 'must be an object with clientCertificate and clientKey (mutual TLS), a caBundle, or both' }]);
     expect(await issues({ clientCertificate: clientA.cert, clientKey: clientA.key, caBundle: 'x'.repeat(128 * 1024 + 1) })).toEqual([
       { field: 'tls.caBundle', message: 'must be at most 131072 characters' },
     ]);

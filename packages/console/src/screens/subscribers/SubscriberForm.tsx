@@ -21,7 +21,7 @@ const PEM_FIELDS = {
   clientKey: { label: 'Client key (PEM)', hint: "The certificate's unencrypted private key. Stored encrypted; never shown again." },
   caBundle: {
     label: 'CA bundle (optional, PEM)',
-    hint: "Certificate authorities trusted for the endpoint's server certificate instead of the public ones; goes with a certificate and key.",
+    hint: "Certificate authorities trusted for the endpoint's server certificate instead of the public ones; with or without a client certificate.",
   },
 } as const;
 
@@ -170,7 +170,7 @@ export function SubscriberForm({ id }: { id?: string }) {
                 checked={values.removeClientTls}
                 onChange={(event) => set('removeClientTls', event.currentTarget.checked)}
               />
-              <label for="field-removeClientTls">Remove the client certificate ({existing.data.tls.subject}), its key and CA bundle</label>
+              <label for="field-removeClientTls">Remove the client certificate, its key and the CA bundle</label>
             </div>
           )}
           <FilterEditor value={values.filter} events={values.events} error={errors.filter} onInput={(text) => set('filter', text)} />

@@ -61,15 +61,17 @@ export function valuesOf(subscriber: Subscriber): FormValues {
 }
 
 /**
- * The body's `tls` from the PEM fields: sent whole when a certificate or key is given (the API
- * replaces it as a whole and names what is missing or wrong); undefined when both are empty.
+ * The body's `tls` from the PEM fields, sent whole when any is filled (the API replaces it as a whole
+ * and names what is missing or wrong: a certificate without its key); undefined when all are empty.
  */
 function clientTlsOf(values: FormValues): SubscriberInput['tls'] {
-  if (!values.clientCertificate.trim() && !values.clientKey.trim()) return undefined;
+  const filled = (text: string) => (text.trim() ? text : undefined);
+  const [clientCertificate, clientKey, caBundle] = [filled(values.clientCertificate), filled(values.clientKey), filled(values.caBundle)];
+  if (clientCertificate === undefined && clientKey === undefined && caBundle === undefined) return undefined;
   return {
-    clientCertificate: values.clientCertificate,
-    clientKey: values.clientKey,
-    ...(values.caBundle.trim() ? { caBundle: values.caBundle } : {}),
+    ...(clientCertificate !== undefined ? { clientCertificate } : {}),
+    ...(clientKey !== undefined ? { clientKey } : {}),
+    ...(caBundle !== undefined ? { caBundle } : {}),
   };
 }
 

@@ -43,10 +43,10 @@ export function guardedLookup(policy: SsrfPolicy): LookupFunction {
   };
 }
 
-/** TLS client options of one subscriber (mutual TLS, its own CAs); applied to https targets only. */
+/** TLS options of one subscriber (a client certificate for mutual TLS, its own CAs); https targets only. */
 export interface ClientTlsOptions {
-  cert: string;
-  key: string;
+  cert?: string;
+  key?: string;
   ca?: string;
 }
 
@@ -81,5 +81,8 @@ export function createGuardedConnector(policy: SsrfPolicy, connectTimeoutMs: num
 /** What undici passes on to tls.connect; `ca` replaces the public CAs for this connector. */
 export function tlsOptions(clientTls: ClientTlsOptions | undefined): { cert?: string; key?: string; ca?: string } {
   if (!clientTls) return {};
-  return { cert: clientTls.cert, key: clientTls.key, ...(clientTls.ca !== undefined ? { ca: clientTls.ca } : {}) };
+  return {
+    ...(clientTls.cert !== undefined && clientTls.key !== undefined ? { cert: clientTls.cert, key: clientTls.key } : {}),
+    ...(clientTls.ca !== undefined ? { ca: clientTls.ca } : {}),
+  };
 }
