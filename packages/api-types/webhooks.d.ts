@@ -1263,6 +1263,7 @@ export interface components {
             rateLimitPerSecond?: number;
             /** @description Which egress proxy carries this subscriber's deliveries: the name of a proxy the operator configured (`HERALD_EGRESS_PROXIES`), or `none` to send directly. Omitted: the host's default (`HERALD_EGRESS_PROXY`, else direct). Proxy URLs and credentials are operator configuration only. The SSRF guard applies through a proxy too. See docs/operations.md. */
             egressProxy?: string;
+            tls?: components["schemas"]["WebhookSubscriberTls"];
         };
         /**
          * WebhookSubscriberDeliveryList
@@ -1381,6 +1382,7 @@ export interface components {
             /** @description The egress proxy's name, or `none` (direct); present when set. */
             egressProxy?: string;
             hasSecret: boolean;
+            tls?: components["schemas"]["WebhookSubscriberTlsSummary"];
             health?: components["schemas"]["SubscriberHealth"];
             disabledReason?: components["schemas"]["SubscriberDisabledReason"];
             /** @description Creator's identity, or `deleted_user`. */
@@ -1432,6 +1434,8 @@ export interface components {
             rateLimitPerSecond?: number | null;
             /** @description null returns to the host's default proxy. */
             egressProxy?: string | null;
+            /** @description Replaces the client certificate, key and CA bundle as a whole; null removes them. */
+            tls?: components["schemas"]["WebhookSubscriberTls"] | null;
         };
         /**
          * WebhookSubscriberResponseSchema
@@ -1480,6 +1484,7 @@ export interface components {
             /** @description The egress proxy's name, or `none` (direct); present when set. */
             egressProxy?: string;
             hasSecret: boolean;
+            tls?: components["schemas"]["WebhookSubscriberTlsSummary"];
             health?: components["schemas"]["SubscriberHealth"];
             disabledReason?: components["schemas"]["SubscriberDisabledReason"];
             /** @description Creator's identity, or `deleted_user`. */
@@ -1490,6 +1495,36 @@ export interface components {
             updatedAt: string;
             /** @description Last updater's identity, or `deleted_user`. */
             updatedBy: string;
+        };
+        /**
+         * WebhookSubscriberTls
+         * @description TLS towards an https endpoint: the client certificate and key Herald presents (mutual TLS), the CAs it trusts for that endpoint, or both. Replaced as a whole; new connections use it at once while connections already open finish their deliveries.
+         */
+        WebhookSubscriberTls: {
+            /** @description PEM: the client certificate Herald presents, optionally followed by its intermediate certificates. Goes with clientKey. */
+            clientCertificate?: string;
+            /** @description PEM: the certificate's unencrypted private key. Stored encrypted like `secret`, never returned. */
+            clientKey?: string;
+            /** @description PEM: the certificate authorities trusted for this endpoint's server certificate, instead of the public ones. Omitted: the public ones. */
+            caBundle?: string;
+        };
+        /**
+         * WebhookSubscriberTlsSummary
+         * @description The client certificate a subscriber presents (mutual TLS) and the CAs it trusts for the endpoint; present when set. The key is never returned.
+         */
+        WebhookSubscriberTlsSummary: {
+            /** @description The client certificate's subject; absent with a CA bundle alone. */
+            subject?: string;
+            /** @description The client certificate's issuer. */
+            issuer?: string;
+            /** @description The client certificate's SHA-256 fingerprint (colon-separated hex). */
+            fingerprint256?: string;
+            /** Format: date-time */
+            notBefore?: string;
+            /** Format: date-time */
+            notAfter?: string;
+            /** @description How many CA certificates are trusted for this endpoint; 0: the public ones. */
+            caCertificates: number;
         };
     };
     responses: never;

@@ -23,6 +23,12 @@ describe('WebhookSubscriber CRD', () => {
     expect(stored.spec).toEqual({ targetUrl: 'https://example.com/hook', enabled: true, timeoutMs: 5000, secretRef: { name: 'hook-secret', key: 'secret' } });
   });
 
+  it('takes a tlsSecretRef naming a kubernetes.io/tls Secret', () => {
+    expect(apply('mtls', { targetUrl: 'https://example.com/hook', tlsSecretRef: { name: 'hook-tls' } }).status).toBe(0);
+    const stored = JSON.parse(kubectlOk(['get', 'webhooksubscriber', 'mtls', '-n', namespace, '-o', 'json'])) as { spec: Record<string, unknown> };
+    expect(stored.spec.tlsSecretRef).toEqual({ name: 'hook-tls' });
+  });
+
   it('keeps a payload filter as written, operators and dotted paths included', () => {
     const filter = { 'data.amount': { $gte: 100 }, $or: [{ 'data.currency': 'EUR' }, { aggregateId: { $startsWith: 'vip_' } }] };
     expect(apply('filtered', { targetUrl: 'https://example.com/hook', filter }).status).toBe(0);
@@ -70,6 +76,8 @@ describe('WebhookSubscriber CRD', () => {
     ['an inline secret', { targetUrl: 'https://e.com/', secret: 'inline-secrets-are-not-allowed' }, 'unknown field "spec.secret"'],
     ['a missing targetUrl', { events: ['a.b'] }, 'spec.targetUrl: Required value'],
     ['a secretRef without a name', { targetUrl: 'https://e.com/', secretRef: { key: 'k' } }, 'spec.secretRef.name: Required value'],
+    ['a tlsSecretRef without a name', { targetUrl: 'https://e.com/', tlsSecretRef: {} }, 'spec.tlsSecretRef.name: Required value'],
+    ['a key inside tlsSecretRef (a kubernetes.io/tls Secret has fixed keys)', { targetUrl: 'https://e.com/', tlsSecretRef: { name: 't', key: 'tls.key' } }, 'unknown field "spec.tlsSecretRef.key"'],
   ])('rejects %s with a clear message', (_what, spec, message) => {
     const result = apply(`bad-${Math.random().toString(36).slice(2, 8)}`, spec);
     expect(result.status).not.toBe(0);

@@ -3,6 +3,7 @@
 import { CoreV1Api, CustomObjectsApi } from '@kubernetes/client-node';
 import { verify } from '@herald/receiver';
 import type { RunningOperator } from '@herald/operator';
+import { certificateFactory } from '../support/certificates.js';
 import { startLocalOperator } from '../support/local-operator.js';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -181,6 +182,33 @@ describe('operator end to end', () => {
     applyYaml([{ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'late-secret', namespace }, stringData: { hmac: 'late-secret-value-abcdefgh' } }]);
     await waitForCondition('late-secret', 'Ready', 'True', 'Synced', 1);
     expect(await getSubscriber(`${namespace}.late-secret`)).toMatchObject({ hasSecret: true });
+  });
+
+  it('pushes the client certificate of a kubernetes.io/tls Secret, again when it is renewed, and removes it with the reference', async () => {
+    const certs = certificateFactory();
+    try {
+      const ca = certs.authority('e2e client CA');
+      const first = certs.leaf('e2e-client-1', ca);
+      const renewed = certs.leaf('e2e-client-2', ca);
+      const tlsSecret = (pem: { cert: string; key: string }) => ({
+        apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', metadata: { name: 'mtls-client', namespace },
+        stringData: { 'tls.crt': pem.cert, 'tls.key': pem.key, 'ca.crt': ca.cert },
+      });
+      const tlsOf = async (id: string) => ((await getSubscriber(id)) as (ApiSubscriber & { tls?: { subject: string; caCertificates: number } }) | undefined)?.tls;
+      const id = `${namespace}.mtls`;
+      applyYaml([tlsSecret(first), subscriberManifest('mtls', { targetUrl: 'https://example.com/mtls', tlsSecretRef: { name: 'mtls-client' } })]);
+      expect(await waitFor('client certificate in Herald', () => tlsOf(id))).toEqual(expect.objectContaining({ subject: 'CN=e2e-client-1', caCertificates: 1 }));
+      await waitForCondition('mtls', 'Ready', 'True', 'Synced', 1);
+
+      applyYaml([tlsSecret(renewed)]);
+      await waitFor('renewed certificate in Herald', async () => ((await tlsOf(id))?.subject === 'CN=e2e-client-2' ? true : undefined));
+
+      applyYaml([subscriberManifest('mtls', { targetUrl: 'https://example.com/mtls' })]);
+      await waitFor('certificate removed', async () => ((await getSubscriber(id)) && (await tlsOf(id)) === undefined ? true : undefined));
+      expect(operatorLogs.join('')).not.toContain('PRIVATE KEY');
+    } finally {
+      certs.dispose();
+    }
   });
 
   it('never overwrites a subscriber created by someone else (Conflict)', async () => {

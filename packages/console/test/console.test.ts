@@ -11,6 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createHerald } from '@herald/core';
 import { startTestHost, type TestHost } from '../../server/test/support/test-host.js';
+import { certificateFactory } from '../../../test/support/certificates.js';
 import { startConnectProxy, type ConnectProxy } from '../../../test/support/connect-proxy.js';
 import { seriousViolations } from './support/axe.js';
 import { launchBrowser, screenshots } from './support/browser.js';
@@ -548,6 +549,52 @@ describe('Herald console', () => {
       expect(problems).toEqual([]);
     } finally {
       await context.close();
+    }
+  }, 120_000);
+  it('sets a client certificate from the form (a wrong key refused at its field), shows its subject, never the key, and removes it', async () => {
+    const certs = certificateFactory();
+    const ca = certs.authority('console CA');
+    const client = certs.leaf('console-client', ca);
+    const other = certs.leaf('other', ca);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems = watchForProblems(page);
+    const stored = () => api<{ tls?: { subject: string } }>('GET', '/api/v0.9/webhook-subscribers/mtls-form');
+    try {
+      await page.goto(`${origin}/console/#/subscribers/new`);
+      await page.getByLabel('API token').fill(host.adminToken);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { level: 1, name: 'New subscriber' }).waitFor();
+      await page.locator('#field-id').fill('mtls-form');
+      await page.locator('#field-displayName').fill('mTLS form');
+      await page.locator('#field-targetUrl').fill('https://example.com/mtls');
+      await page.getByLabel('Client certificate (optional, PEM)').fill(client.cert);
+      await page.getByLabel('Client key (PEM)').fill(other.key);
+      await page.getByRole('button', { name: 'Create subscriber' }).click();
+      await page.locator('#field-clientKey-error').waitFor();
+      expect(await page.locator('#field-clientKey-error').textContent()).toBe('is not the private key of clientCertificate');
+      await expectAccessible(page, 'subscriber form with a refused client key');
+
+      await page.getByLabel('Client key (PEM)').fill(client.key);
+      await page.getByRole('button', { name: 'Create subscriber' }).click();
+      await page.getByText('Subscriber mTLS form was created.').waitFor();
+      const shown = page.locator('dt:text-is("Client certificate") + dd');
+      await shown.getByText('CN=console-client', { exact: true }).waitFor();
+      expect(await page.content()).not.toContain('PRIVATE KEY');
+      expect((await stored()).tls?.subject).toBe('CN=console-client');
+
+      await page.getByRole('button', { name: 'Edit' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Edit mTLS form' }).waitFor();
+      expect(await page.getByLabel('Client key (PEM)').inputValue()).toBe('');
+      await page.getByLabel(/Remove the client certificate/).check();
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByText('Saved tls of mTLS form.').waitFor();
+      await shown.getByText('None', { exact: true }).waitFor();
+      expect((await stored()).tls).toBeUndefined();
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+      certs.dispose();
     }
   }, 120_000);
   it('shows under the events list how long settled events are kept, and where that comes from', async () => {

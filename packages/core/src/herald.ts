@@ -60,6 +60,17 @@ async function assertSecretsReadable(collections: Collections, keyIds: readonly 
         : `subscribers have secrets sealed with master key "${unreadable.secret.keyId}", which is not configured`,
     );
   }
+  const unreadableKey = await collections.subscribers.findOne(
+    { 'tls.key': { $exists: true }, 'tls.key.keyId': { $nin: [...keyIds] } },
+    { projection: { 'tls.key.keyId': 1 } },
+  );
+  if (unreadableKey?.tls?.key) {
+    throw new ConfigError(
+      keyIds.length === 0
+        ? 'subscribers have TLS client keys stored, but no master key is configured (masterKeys option)'
+        : `subscribers have TLS client keys sealed with master key "${unreadableKey.tls.key.keyId}", which is not configured`,
+    );
+  }
 }
 
 /** Checked before connecting, like the master keys: a bad proxy URL is a ConfigError, its text never repeated. */

@@ -16,6 +16,35 @@ export interface SubscriberFlags {
   readonly ordering?: string | undefined;
   /** `--egress-proxy`: a proxy name the server configured, `none` (direct) or `default` (the server's default). */
   readonly egressProxy?: string | undefined;
+  /** `--client-cert`, `--client-key`, `--ca-bundle` (files already read) and `--no-client-cert`. */
+  readonly clientTls?: ClientTlsFlags | undefined;
+}
+
+export interface ClientTlsFlags {
+  readonly certificate?: string | undefined;
+  readonly key?: string | undefined;
+  readonly caBundle?: string | undefined;
+  readonly remove: boolean;
+}
+
+/**
+ * The subscriber's `tls`: the server replaces it as a whole; a certificate goes with its key, and a
+ * CA bundle may come with them or alone; `--no-client-cert` removes it all (null). Undefined: no change.
+ */
+export function clientTlsFromFlags(flags: ClientTlsFlags): Record<string, string> | null | undefined {
+  const given = [flags.certificate, flags.key, flags.caBundle].some((value) => value !== undefined);
+  if (flags.remove) {
+    if (given) throw usageError('CONFLICTING_FLAGS', '--no-client-cert cannot be combined with --client-cert, --client-key or --ca-bundle');
+    return null;
+  }
+  if (!given) return undefined;
+  if ((flags.certificate === undefined) !== (flags.key === undefined)) {
+    throw usageError('MISSING_FLAG', '--client-cert and --client-key go together');
+  }
+  return {
+    ...(flags.certificate !== undefined && flags.key !== undefined ? { clientCertificate: flags.certificate, clientKey: flags.key } : {}),
+    ...(flags.caBundle !== undefined ? { caBundle: flags.caBundle } : {}),
+  };
 }
 
 export type SubscriberRequest = Record<string, string | boolean | number | string[]>;
@@ -87,6 +116,8 @@ export function subscriberRequestFromFlags(flags: SubscriberFlags, base: Readonl
   if (flags.filter !== undefined) body.filter = parseFilter(flags.filter);
   if (flags.ordering !== undefined) body.ordering = parseOrdering(flags.ordering);
   if (flags.egressProxy !== undefined) body.egressProxy = parseEgressProxy(flags.egressProxy);
+  const tls = flags.clientTls ? clientTlsFromFlags(flags.clientTls) : undefined;
+  if (tls !== undefined) body.tls = tls;
   return body;
 }
 

@@ -46,6 +46,10 @@ const bodyFlags: readonly FlagSpec[] = [
     valueName: 'name|none|default',
     description: "Which egress proxy the server sends this subscriber's deliveries through: a name it configured, none (direct) or default (the server's default)",
   },
+  { name: 'client-cert', kind: 'string', valueName: 'file', description: 'PEM client certificate presented to the endpoint (mutual TLS); needs --client-key' },
+  { name: 'client-key', kind: 'string', valueName: 'file', description: 'PEM private key of --client-cert; stored encrypted, never shown' },
+  { name: 'ca-bundle', kind: 'string', valueName: 'file', description: "PEM CA certificates trusted for the endpoint's server certificate, instead of the public ones" },
+  { name: 'no-client-cert', kind: 'boolean', description: 'Remove the client certificate, its key and the CA bundle' },
   { name: 'enabled', kind: 'string', valueName: 'true|false', description: 'Whether the subscriber receives deliveries' },
   { name: 'timeout-ms', kind: 'string', valueName: 'ms', description: 'Delivery time-out in milliseconds' },
   { name: 'secret-file', kind: 'string', valueName: 'file', description: 'Read the signing secret from a file ("-" = stdin)' },
@@ -114,6 +118,8 @@ const helps = {
       'herald webhooks subscribers update billing --filter none',
       'herald webhooks subscribers update billing --ordering aggregate',
       'herald webhooks subscribers update billing --egress-proxy eu',
+      'herald webhooks subscribers update billing --client-cert client.crt --client-key client.key --ca-bundle receiver-ca.crt',
+      'herald webhooks subscribers update billing --no-client-cert',
     ],
   },
   delete: {
@@ -180,6 +186,16 @@ async function requestBody(args: ParsedArgs): Promise<Record<string, unknown>> {
   // JSON cannot start with `@`, so `@path` / `@-` is unambiguous.
   const filterArg = stringFlag(args, 'filter');
   const filter = filterArg?.startsWith('@') ? (await readFileOrStdin(filterArg.slice(1), '--filter')).toString('utf8') : filterArg;
+  const readPem = async (flag: string): Promise<string | undefined> => {
+    const path = stringFlag(args, flag);
+    return path === undefined ? undefined : (await readFileOrStdin(path, `--${flag}`)).toString('utf8');
+  };
+  const clientTls = {
+    certificate: await readPem('client-cert'),
+    key: await readPem('client-key'),
+    caBundle: await readPem('ca-bundle'),
+    remove: booleanFlag(args, 'no-client-cert'),
+  };
   return subscriberRequestFromFlags(
     {
       id: stringFlag(args, 'id'),
@@ -192,6 +208,7 @@ async function requestBody(args: ParsedArgs): Promise<Record<string, unknown>> {
       filter,
       ordering: stringFlag(args, 'ordering'),
       egressProxy: stringFlag(args, 'egress-proxy'),
+      clientTls,
     },
     base,
   );

@@ -110,4 +110,22 @@ describe('subscriber form: per-key ordering', () => {
     expect(changedFields(ordered, { ...valuesOf(ordered), ordered: false })).toEqual({ ordering: 'none' });
     expect(changedFields(stored, { ...valuesOf(stored), ordered: true })).toEqual({ ordering: 'aggregate' });
   });
+
+  it('client certificate: sent whole when given, removed only on request, never read back; API fields mapped to the form', () => {
+    const withTls: Subscriber = {
+      ...stored,
+      tls: { subject: 'CN=a', issuer: 'CN=ca', fingerprint256: 'AA', notBefore: '2025-01-01T00:00:00.000Z', notAfter: '2026-01-01T00:00:00.000Z', caCertificates: 0 },
+    };
+    const values = valuesOf(withTls);
+    expect([values.clientCertificate, values.clientKey, values.caBundle]).toEqual(['', '', '']);
+    expect(changedFields(withTls, values)).toEqual({});
+    expect(changedFields(withTls, { ...values, clientCertificate: 'CERT', clientKey: 'KEY' })).toEqual({ tls: { clientCertificate: 'CERT', clientKey: 'KEY' } });
+    expect(changedFields(withTls, { ...values, removeClientTls: true })).toEqual({ tls: null });
+    expect(changedFields(stored, { ...valuesOf(stored), removeClientTls: true })).toEqual({});
+    expect(createBody({ ...EMPTY_FORM, displayName: 'x', targetUrl: 'https://e.com/', clientKey: 'KEY', caBundle: 'CA' }).tls).toEqual({ clientKey: 'KEY', caBundle: 'CA' });
+    expect(createBody({ ...EMPTY_FORM, displayName: 'x', targetUrl: 'https://e.com/', caBundle: 'CA' }).tls).toEqual({ caBundle: 'CA' });
+    expect(formFieldOf('tls.clientKey')).toBe('clientKey');
+    expect(formFieldOf('tls.caBundle')).toBe('caBundle');
+    expect(formFieldOf('tls')).toBe('clientCertificate');
+  });
 });

@@ -5,7 +5,7 @@ import type { KeyObject } from 'node:crypto';
 import type { AttemptDocument, AttemptRecord, DeliveryDocument, SubscriberDocument } from '../storage/documents.js';
 import type { SigningProfile } from '../shared/signing.js';
 import type { KeyCache } from './keys.js';
-import type { OutgoingRequest, SendResult } from './http/sender.js';
+import type { ClientTlsMaterial, OutgoingRequest, SendResult } from './http/sender.js';
 import type { Verdict } from './outcome.js';
 
 /**
@@ -33,6 +33,8 @@ export function buildOutgoing(input: {
   row: Pick<DeliveryDocument, '_id' | 'eventId' | 'eventType' | 'attempts' | 'targetUrl' | 'subscriberId'>;
   subscriber: Pick<SubscriberDocument, 'targetUrl' | 'timeoutMs' | 'egressProxy'>;
   signing: readonly KeyObject[];
+  /** The subscriber's TLS client material, opened (client-tls.ts). */
+  clientTls?: ClientTlsMaterial | undefined;
   body: string;
   profile: SigningProfile;
   now: Date;
@@ -45,7 +47,15 @@ export function buildOutgoing(input: {
       ? buildStandardHeaders({ eventId: row.eventId, deliveryId: row._id, attempt: row.attempts + 1, timestamp, body, secrets: signing, userAgent })
       : buildApiPortalHeaders({ eventType: row.eventType, eventId: row.eventId, deliveryId: row._id, timestamp, body, secret: signing[0], userAgent });
   // The subscriber's current URL wins over the one copied at publish time: an edited URL is a fix.
-  return { url: subscriber.targetUrl || row.targetUrl, headers, body, timeoutMs: subscriber.timeoutMs, poolKey: row.subscriberId, egressProxy: subscriber.egressProxy };
+  return {
+    url: subscriber.targetUrl || row.targetUrl,
+    headers,
+    body,
+    timeoutMs: subscriber.timeoutMs,
+    poolKey: row.subscriberId,
+    egressProxy: subscriber.egressProxy,
+    ...(input.clientTls ? { clientTls: input.clientTls } : {}),
+  };
 }
 
 export function attemptRecord(attempt: number, startedAt: Date, result: SendResult): AttemptRecord {

@@ -36,6 +36,7 @@ import type { EngineConfig } from './config.js';
 import type { EngineLogger, EngineMetrics } from './contract.js';
 import { describeError } from './describe-error.js';
 import type { HttpSender } from './http/sender.js';
+import type { ClientTlsCache } from './client-tls.js';
 import type { KeyCache } from './keys.js';
 import { AttemptObserver } from './observation.js';
 import { decide } from './outcome.js';
@@ -54,6 +55,7 @@ export interface DispatcherDeps {
   owner: string;
   logger: EngineLogger;
   keys: KeyCache;
+  clientTls: ClientTlsCache;
   /** The event as an attempt needs it (sensitive values opened). */
   payloadOf(event: EventDocument): EventPayload;
   now?: () => Date;
@@ -316,7 +318,8 @@ export class Dispatcher implements FastPath {
       const probe = gates.isOpen(row.subscriberId);
       const keys = attemptKeys(subscriber, this.deps.profile, startedAt, this.deps.keys);
       const { body, encryptedFields } = buildSubscriberBody(payload, keys.field, this.deps.profile, row.orderSeq);
-      const outgoing = buildOutgoing({ row, subscriber, signing: keys.signing, body, profile: this.deps.profile, now: startedAt, userAgent: this.deps.config.userAgent });
+      const clientTls = subscriber.tls ? this.deps.clientTls.materialOf(subscriber.tls) : undefined;
+      const outgoing = buildOutgoing({ row, subscriber, signing: keys.signing, clientTls, body, profile: this.deps.profile, now: startedAt, userAgent: this.deps.config.userAgent });
       const observed = this.observer.start(row, probe, startedAt);
       const { traceparent } = observed;
       const result = await this.deps.sender

@@ -17,6 +17,7 @@ import { createHttpSender, type HttpSender } from './http/sender.js';
 import { createEgressProxies } from './egress/proxy-config.js';
 import { createMaintenance } from './jobs.js';
 import { checkAutoDisable } from './auto-disable.js';
+import { createClientTlsCache } from './client-tls.js';
 import { createKeyCache } from './keys.js';
 import { DeliveryStore } from './store/index.js';
 import { watchForStalls, type StallWatch } from './stall-watch.js';
@@ -41,6 +42,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
   const owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
   const store = new DeliveryStore(deps.db, deps.prefix, deps.compat);
   const keys = createKeyCache(deps.signingProfile, deps.openSecret);
+  const clientTls = createClientTlsCache(deps.openSecret);
   let sender: HttpSender | undefined;
   let dispatcher: Dispatcher | undefined;
   let stallWatch: StallWatch | undefined;
@@ -91,6 +93,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
           owner,
           logger: deps.logger,
           keys,
+          clientTls,
           payloadOf: deps.payloadOf,
           stats,
           onHealthChange: (subscriberId, breaker, transition, previous) => {

@@ -2,6 +2,7 @@
 // serialization and OpenAPI; nobody restates a shape.
 export * from './common.js';
 export * from './status.js';
+export * from './client-tls.js';
 export * from './subscribers.js';
 export * from './events.js';
 export * from './publish-batch.js';

@@ -1,6 +1,7 @@
 // Webhook subscriber resources (spec section B; bounds from DECISIONS §3).
 import { Type, type Static } from 'typebox';
 import { Cursor, DateTime, NextCursor, NullableDateTime, NullableInteger, NullableString, PageOf, PageQuery } from './common.js';
+import { ClientTlsInput, ClientTlsSummary } from './client-tls.js';
 import { DeliverySequence } from './events.js';
 import { DeliveryStatus } from './status.js';
 
@@ -131,6 +132,7 @@ export const WebhookSubscriberCreateRequest = Type.Object(
     maxConcurrency: Type.Optional(MaxConcurrency),
     rateLimitPerSecond: Type.Optional(RateLimitPerSecond),
     egressProxy: Type.Optional(EgressProxy),
+    tls: Type.Optional(ClientTlsInput),
   },
   {
     additionalProperties: false,
@@ -162,6 +164,7 @@ export const WebhookSubscriberUpdateRequest = Type.Object(
     maxConcurrency: Type.Optional(Type.Union([MaxConcurrency, Type.Null()], { description: 'null returns to the default.' })),
     rateLimitPerSecond: Type.Optional(Type.Union([RateLimitPerSecond, Type.Null()], { description: 'null removes the limit.' })),
     egressProxy: Type.Optional(Type.Union([EgressProxy, Type.Null()], { description: "null returns to the host's default proxy." })),
+    tls: Type.Optional(Type.Union([ClientTlsInput, Type.Null()], { description: 'Replaces the client certificate, key and CA bundle as a whole; null removes them.' })),
   },
   {
     additionalProperties: false,
@@ -223,6 +226,7 @@ const subscriberFields = {
   rateLimitPerSecond: Type.Optional(Type.Number({ description: 'Present when set.' })),
   egressProxy: Type.Optional(Type.String({ description: "The egress proxy's name, or `none` (direct); present when set." })),
   hasSecret: Type.Boolean(),
+  tls: Type.Optional(ClientTlsSummary),
   health: Type.Optional(SubscriberHealth),
   disabledReason: Type.Optional(SubscriberDisabledReason),
   createdBy: Type.String({ description: "Creator's identity, or `deleted_user`." }),

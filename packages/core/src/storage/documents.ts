@@ -16,6 +16,22 @@ export interface PreviousSecret {
   expiresAt: Date;
 }
 
+/**
+ * TLS towards the endpoint (validation/client-tls.ts): a client certificate and its key (mutual TLS;
+ * the certificate is public, the key sealed), CAs trusted for the endpoint, or both.
+ */
+export interface SubscriberTlsDocument {
+  certificate?: string;
+  key?: SealedSecret;
+  caBundle?: string;
+  subject?: string;
+  issuer?: string;
+  fingerprint256?: string;
+  notBefore?: Date;
+  notAfter?: Date;
+  caCertificates: number;
+}
+
 export interface SubscriberDocument {
   /** Internal uuid; never shown by the API (the handle is). */
   _id: string;
@@ -42,6 +58,7 @@ export interface SubscriberDocument {
   egressProxy?: string;
   secret?: SealedSecret;
   previousSecrets?: PreviousSecret[];
+  tls?: SubscriberTlsDocument;
   createdBy: string;
   updatedBy: string;
   createdAt: Date;

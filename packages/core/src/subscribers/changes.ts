@@ -3,7 +3,9 @@
 import { randomUUID } from 'node:crypto';
 import { matchKeysFor } from '../rules/matching.js';
 import { SUBSCRIBER_LIMITS, type WebhookSubscriberCreateRequest, type WebhookSubscriberUpdateRequest } from '../schemas/index.js';
-import type { PreviousSecret, SealedSecret, SubscriberDocument } from '../storage/documents.js';
+import type { ClientTlsInput } from '../schemas/index.js';
+import type { PreviousSecret, SealedSecret, SubscriberDocument, SubscriberTlsDocument } from '../storage/documents.js';
+import { clientCertificateFacts } from '../validation/client-tls.js';
 
 export interface ChangeContext {
   orgId: string;
@@ -40,7 +42,18 @@ export function newSubscriberDocument(input: WebhookSubscriberCreateRequest, con
   if (input.maxConcurrency !== undefined) document.maxConcurrency = input.maxConcurrency;
   if (input.rateLimitPerSecond !== undefined) document.rateLimitPerSecond = input.rateLimitPerSecond;
   if (input.egressProxy !== undefined) document.egressProxy = input.egressProxy;
+  if (input.tls !== undefined) document.tls = tlsDocument(input.tls, context);
   return document;
+}
+
+/** Validated material (validation/client-tls.ts) as stored: the key sealed, the certificate's facts beside it. */
+function tlsDocument(input: ClientTlsInput, context: ChangeContext): SubscriberTlsDocument {
+  return {
+    ...(input.clientCertificate !== undefined ? { certificate: input.clientCertificate } : {}),
+    ...(input.clientKey !== undefined ? { key: context.seal(input.clientKey) } : {}),
+    ...(input.caBundle !== undefined ? { caBundle: input.caBundle } : {}),
+    ...clientCertificateFacts(input),
+  };
 }
 
 /**
@@ -76,6 +89,8 @@ export function patchedSubscriberDocument(
   else if (patch.rateLimitPerSecond !== undefined) next.rateLimitPerSecond = patch.rateLimitPerSecond;
   if (patch.egressProxy === null) delete next.egressProxy;
   else if (patch.egressProxy !== undefined) next.egressProxy = patch.egressProxy;
+  if (patch.tls === null) delete next.tls;
+  else if (patch.tls !== undefined) next.tls = tlsDocument(patch.tls, context);
   if (patch.filter === null) delete next.filter;
   else if (patch.filter !== undefined) next.filter = JSON.stringify(patch.filter);
   if (patch.ordering === 'aggregate') next.ordering = 'aggregate';

@@ -1,6 +1,8 @@
-// Subscriber documents → API shapes. Pure. The secret never leaves: only `hasSecret`.
+// Subscriber documents → API shapes. Pure. The secret never leaves: only `hasSecret`; nor does the
+// TLS client key: only the certificate's facts.
 import type { WebhookSubscriberListItem, WebhookSubscriberResponse } from '../schemas/index.js';
-import type { SubscriberDocument, SubscriberHealthDocument } from '../storage/documents.js';
+import type { ClientTlsSummary } from '../schemas/index.js';
+import type { SubscriberDocument, SubscriberHealthDocument, SubscriberTlsDocument } from '../storage/documents.js';
 
 export const DELETED_USER = 'deleted_user';
 /** createdBy/updatedBy when a call names no actor (an embedding app acting on its own). */
@@ -40,6 +42,7 @@ export function toListItem(document: SubscriberDocument, existing?: ReadonlySet<
     ...(document.rateLimitPerSecond !== undefined ? { rateLimitPerSecond: document.rateLimitPerSecond } : {}),
     ...(document.egressProxy !== undefined ? { egressProxy: document.egressProxy } : {}),
     hasSecret: document.secret !== undefined,
+    ...(document.tls ? { tls: tlsSummary(document.tls) } : {}),
     ...(health ? { health: { state: health.state, since: health.since.toISOString(), consecutiveFailures: health.consecutiveFailures, lastError: health.lastError } } : {}),
     ...(document.disabledReason && !document.enabled ? { disabledReason: { code: document.disabledReason.code, message: document.disabledReason.message, at: document.disabledReason.at.toISOString() } } : {}),
     createdBy: displayPrincipal(document.createdBy, existing),
@@ -50,4 +53,15 @@ export function toListItem(document: SubscriberDocument, existing?: ReadonlySet<
 
 export function toResponse(document: SubscriberDocument, existing?: ReadonlySet<string>, health?: SubscriberHealthDocument | null): WebhookSubscriberResponse {
   return { ...toListItem(document, existing, health), updatedBy: displayPrincipal(document.updatedBy, existing) };
+}
+
+function tlsSummary(tls: SubscriberTlsDocument): ClientTlsSummary {
+  return {
+    ...(tls.subject !== undefined ? { subject: tls.subject } : {}),
+    ...(tls.issuer !== undefined ? { issuer: tls.issuer } : {}),
+    ...(tls.fingerprint256 !== undefined ? { fingerprint256: tls.fingerprint256 } : {}),
+    ...(tls.notBefore ? { notBefore: tls.notBefore.toISOString() } : {}),
+    ...(tls.notAfter ? { notAfter: tls.notAfter.toISOString() } : {}),
+    caCertificates: tls.caCertificates,
+  };
 }

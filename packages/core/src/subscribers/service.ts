@@ -109,7 +109,7 @@ export function createSubscriberService(context: CoreContext): SubscriberService
 
   return {
     async create(scope, input, options = {}) {
-      const valid = validateSubscriberCreate(input, sensitiveFields());
+      const valid = validateSubscriberCreate(input, sensitiveFields(), context.now());
       checkEgressProxyConfigured(valid.egressProxy, context.egressProxyNames);
       const document = newSubscriberDocument(valid, changeContext(scope));
       if (options.listener) document.listener = { expiresAt: options.listener.expiresAt };
@@ -145,7 +145,7 @@ export function createSubscriberService(context: CoreContext): SubscriberService
     },
 
     async update(scope, handle, patch) {
-      const valid = validateSubscriberUpdate(patch, sensitiveFields());
+      const valid = validateSubscriberUpdate(patch, sensitiveFields(), context.now());
       checkEgressProxyConfigured(valid.egressProxy, context.egressProxyNames);
       const found = await load(scope, handle);
       const written = await replaceByRevision(context, found._id, handle, (current) => patchedSubscriberDocument(current, valid, changeContext(scope)));

@@ -12,6 +12,7 @@ import {
   type WebhookSubscriberUpdateRequest,
 } from '../schemas/index.js';
 import { booleanCheck, checkFields, integerCheck, isPlainObject, stringCheck, type Check } from '../validation/fields.js';
+import { clientTlsIssues } from '../validation/client-tls.js';
 import { checkTargetUrl, normaliseSubscriberRequest } from '../validation/subscriber-input.js';
 
 const HANDLE = new RegExp(HANDLE_PATTERN);
@@ -89,20 +90,32 @@ const commonChecks = {
   events: () => undefined,
   // Checked below, naming the path inside the filter.
   filter: () => undefined,
+  // Checked below, naming the offending part.
+  tls: () => undefined,
 };
 
-function validate(input: unknown, checks: Record<string, Check>, required: readonly string[], sensitive: ReadonlySet<string>, nullable: boolean): Record<string, unknown> {
+interface ValidateOptions {
+  required: readonly string[];
+  sensitive: ReadonlySet<string>;
+  /** On update, null removes filter and tls. */
+  nullable: boolean;
+  /** Certificates must be valid at this time. */
+  now: Date;
+}
+
+function validate(input: unknown, checks: Record<string, Check>, { required, sensitive, nullable, now }: ValidateOptions): Record<string, unknown> {
   if (!isPlainObject(input)) throw ValidationError.single('body', 'must be a JSON object');
   const issues = checkFields(input, checks, required);
   if (input.events !== undefined) issues.push(...eventsIssues(input.events));
   if (input.filter !== undefined && !(nullable && input.filter === null)) issues.push(...checkFilter(input.filter, sensitive));
+  if (input.tls !== undefined && !(nullable && input.tls === null)) issues.push(...clientTlsIssues(input.tls, now));
   if (issues.length > 0) throw new ValidationError(issues);
   return input;
 }
 
 /** `sensitive`: the data fields the catalog declares sensitive, which a filter may not read. */
-export function validateSubscriberCreate(input: unknown, sensitive: ReadonlySet<string> = new Set()): WebhookSubscriberCreateRequest {
-  const valid = validate(input, { ...commonChecks, secret: checkCreateSecret }, ['displayName', 'targetUrl'], sensitive, false);
+export function validateSubscriberCreate(input: unknown, sensitive: ReadonlySet<string> = new Set(), now = new Date()): WebhookSubscriberCreateRequest {
+  const valid = validate(input, { ...commonChecks, secret: checkCreateSecret }, { required: ['displayName', 'targetUrl'], sensitive, nullable: false, now });
   // Embedders get the same stored spelling as the HTTP API: normalised URL, each pattern once.
   const request = normaliseSubscriberRequest(valid as WebhookSubscriberCreateRequest);
   // Omitted means every event (DECISIONS §3); stored as the pattern that says so, so that what a
@@ -110,14 +123,12 @@ export function validateSubscriberCreate(input: unknown, sensitive: ReadonlySet<
   return request.events === undefined ? { ...request, events: ['*'] } : request;
 }
 
-/** As validateSubscriberCreate; `filter: null` removes the filter. */
-export function validateSubscriberUpdate(input: unknown, sensitive: ReadonlySet<string> = new Set()): WebhookSubscriberUpdateRequest {
+/** As validateSubscriberCreate; `filter: null` removes the filter, `tls: null` the client certificate. */
+export function validateSubscriberUpdate(input: unknown, sensitive: ReadonlySet<string> = new Set(), now = new Date()): WebhookSubscriberUpdateRequest {
   const valid = validate(
     input ?? {},
     { ...commonChecks, secret: checkUpdateSecret, maxConcurrency: orNull(commonChecks.maxConcurrency), rateLimitPerSecond: orNull(checkRate), egressProxy: orNull(checkEgressProxy) },
-    [],
-    sensitive,
-    true,
+    { required: [], sensitive, nullable: true, now },
   );
   return normaliseSubscriberRequest(valid as WebhookSubscriberUpdateRequest);
 }

@@ -32,11 +32,11 @@ export function needsReconcile(before: ResourceFingerprint | undefined, after: R
   );
 }
 
-/** Keys of the WebhookSubscribers whose secretRef names this Secret. */
+/** Keys of the WebhookSubscribers whose secretRef or tlsSecretRef names this Secret. */
 export function subscribersUsingSecret(resources: readonly WebhookSubscriberResource[], secret: V1Secret): string[] {
   const namespace = secret.metadata?.namespace;
   const name = secret.metadata?.name;
   return resources
-    .filter((resource) => resource.metadata?.namespace === namespace && resource.spec?.secretRef?.name === name)
+    .filter((resource) => resource.metadata?.namespace === namespace && (resource.spec?.secretRef?.name === name || resource.spec?.tlsSecretRef?.name === name))
     .map((resource) => objectKey(namespace ?? '', resource.metadata?.name ?? ''));
 }

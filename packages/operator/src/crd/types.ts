@@ -31,6 +31,8 @@ export interface WebhookSubscriberSpec {
   /** Per-key ordering (Herald's docs/ordering.md); unset: none. */
   ordering?: 'aggregate' | 'none';
   secretRef?: SecretKeyReference;
+  /** A Secret of type kubernetes.io/tls (tls.crt, tls.key, optional ca.crt): the client certificate Herald presents (mutual TLS). */
+  tlsSecretRef?: { name: string };
 }
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
@@ -50,6 +52,8 @@ export interface WebhookSubscriberStatus {
   hasSecret?: boolean;
   lastSyncedAt?: string;
   secretVersion?: string;
+  /** uid/resourceVersion of the TLS Secret last pushed to Herald. */
+  tlsSecretVersion?: string;
   conditions?: Condition[];
   /** Herald disabled the subscriber by itself (auto-disable); absent while it is not. */
   autoDisabled?: AutoDisabledStatus;

@@ -2,7 +2,7 @@
 // refuse because the subscriber belongs to someone else.
 import type { Subscriber, SubscriberRequest } from '../herald/types.js';
 import { EVERY_EVENT, type DesiredSubscriber } from './desired.js';
-import type { SecretResolution } from './secret.js';
+import type { SecretResolution, TlsSecretResolution } from './secret.js';
 import type { AutoDisabledStatus } from '../crd/types.js';
 
 export type SyncPlan =
@@ -20,6 +20,10 @@ export interface PlanInput {
   operatorPrincipal: string;
   /** status.secretVersion: the Secret version last pushed to Herald. */
   pushedSecretVersion: string | undefined;
+  /** The client certificate from tlsSecretRef; absent: none. Only 'none' or 'found' reach planning. */
+  tls?: Extract<TlsSecretResolution, { kind: 'none' | 'found' }>;
+  /** status.tlsSecretVersion: the TLS Secret version last pushed to Herald. */
+  pushedTlsSecretVersion?: string | undefined;
   /** The CR carries the adopt annotation: take over a subscriber someone else created. */
   adoptForeign: boolean;
   /** metadata.generation of the spec being reconciled. */
@@ -103,6 +107,7 @@ export function planSync(input: PlanInput): SyncPlan {
       ...(ordering === 'aggregate' ? { ordering } : {}),
     };
     if (secret.kind === 'found') request.secret = secret.value;
+    if (input.tls?.kind === 'found') request.tls = input.tls.tls;
     return { action: 'create', request };
   }
   if (actual.createdBy !== input.operatorPrincipal && !input.adoptForeign) return { action: 'conflict', createdBy: actual.createdBy };
@@ -113,6 +118,10 @@ export function planSync(input: PlanInput): SyncPlan {
   } else if (secret.kind === 'none' && actual.hasSecret) {
     patch.secret = '';
   }
+  // Herald never returns the key: a changed Secret (its version) is what tells that it must be pushed again.
+  const tls = input.tls ?? { kind: 'none' };
+  if (tls.kind === 'found' && (tls.version !== input.pushedTlsSecretVersion || !actual.tls)) patch.tls = tls.tls;
+  else if (tls.kind === 'none' && actual.tls) patch.tls = null;
   const changedFields = Object.keys(patch);
   return changedFields.length === 0 ? { action: 'none' } : { action: 'update', patch, changedFields };
 }

@@ -12,7 +12,7 @@ import type { Metrics } from '../metrics.js';
 import { conditionsFor, findCondition, type SyncOutcome } from './conditions.js';
 import { desiredSubscriber } from './desired.js';
 import { planSync } from './plan.js';
-import { resolveSecret } from './secret.js';
+import { resolveSecret, resolveTlsSecret } from './secret.js';
 
 /** Annotation that lets the operator take over a subscriber another principal created. */
 export const ADOPT_ANNOTATION = 'herald.dev/adopt';
@@ -65,6 +65,8 @@ export class Reconciler {
     const secret = resolveSecret(current, current.spec.secretRef ? this.deps.lookupSecret(namespace, current.spec.secretRef.name) : undefined);
     if (secret.kind === 'missing') return this.fail(current, { ok: false, reason: 'SecretNotFound', message: secret.message }, desired.id);
     if (secret.kind === 'invalid') return this.fail(current, { ok: false, reason: 'Invalid', message: secret.message }, desired.id);
+    const tls = resolveTlsSecret(current, current.spec.tlsSecretRef ? this.deps.lookupSecret(namespace, current.spec.tlsSecretRef.name) : undefined);
+    if (tls.kind === 'missing') return this.fail(current, { ok: false, reason: 'SecretNotFound', message: tls.message }, desired.id);
 
     let result: Subscriber;
     let change: { kind: 'create' | 'update'; message: string } | undefined;
@@ -79,6 +81,8 @@ export class Reconciler {
           actual,
           operatorPrincipal: await this.deps.operatorPrincipal(),
           pushedSecretVersion: current.status?.secretVersion,
+          tls,
+          pushedTlsSecretVersion: current.status?.tlsSecretVersion,
           adoptForeign: current.metadata?.annotations?.[ADOPT_ANNOTATION] === 'true',
           generation: current.metadata?.generation ?? 0,
           autoDisabled: current.status?.autoDisabled,
@@ -124,6 +128,7 @@ export class Reconciler {
       hasSecret: result.hasSecret,
       secretVersion: secret.kind === 'found' ? secret.version : undefined,
       autoDisabled,
+      tlsSecretVersion: tls.kind === 'found' ? tls.version : undefined,
     }, change !== undefined || newlyAutoDisabled);
     if (newlyAutoDisabled) await this.event(current, 'Warning', 'AutoDisabled', `Herald auto-disabled subscriber "${desired.id}": ${autoDisabled.message}`);
     if (change) {
@@ -177,7 +182,7 @@ export class Reconciler {
   private async writeStatus(
     resource: WebhookSubscriberResource,
     outcome: SyncOutcome,
-    fields: Pick<WebhookSubscriberStatus, 'handle' | 'hasSecret' | 'secretVersion' | 'autoDisabled'>,
+    fields: Pick<WebhookSubscriberStatus, 'handle' | 'hasSecret' | 'secretVersion' | 'autoDisabled' | 'tlsSecretVersion'>,
     force: boolean,
   ): Promise<void> {
     const previous = resource.status ?? {};
@@ -189,6 +194,7 @@ export class Reconciler {
       handle: fields.handle,
       hasSecret: fields.hasSecret ?? previous.hasSecret,
       secretVersion: fields.secretVersion ?? (outcome.ok ? undefined : previous.secretVersion),
+      tlsSecretVersion: fields.tlsSecretVersion ?? (outcome.ok ? undefined : previous.tlsSecretVersion),
       conditions,
       lastSyncedAt: outcome.ok ? now : previous.lastSyncedAt,
       // A failed sync learnt nothing new about Herald's side: keep what was reported.
@@ -197,7 +203,7 @@ export class Reconciler {
     // Skip no-op writes: every status write is a watch event, and periodic resyncs would churn.
     if (!force && sameStatus(previous, status)) return;
     try {
-      await this.deps.kube.patchStatus(resource, { ...status, secretVersion: status.secretVersion ?? null, autoDisabled: status.autoDisabled ?? null });
+      await this.deps.kube.patchStatus(resource, { ...status, secretVersion: status.secretVersion ?? null, autoDisabled: status.autoDisabled ?? null, tlsSecretVersion: status.tlsSecretVersion ?? null });
     } catch (error) {
       if (kubeStatusCode(error) === 404) return; // deleted meanwhile
       throw error;
@@ -232,6 +238,7 @@ function sameStatus(before: WebhookSubscriberStatus, after: WebhookSubscriberSta
     before.hasSecret === after.hasSecret &&
     (before.secretVersion ?? null) === (after.secretVersion ?? null) &&
     JSON.stringify(before.autoDisabled ?? null) === JSON.stringify(after.autoDisabled ?? null) &&
+    (before.tlsSecretVersion ?? null) === (after.tlsSecretVersion ?? null) &&
     conditionKey(before) === conditionKey(after)
   );
 }

@@ -1,4 +1,4 @@
-// Resolving a CR's secretRef against a Secret (pure). The value never leaves this result except
+// Resolving a CR's secretRef and tlsSecretRef against Secrets (pure). The value never leaves this result except
 // in the request body to Herald.
 import type { V1Secret } from '@kubernetes/client-node';
 import type { WebhookSubscriberResource } from '../crd/types.js';
@@ -27,4 +27,43 @@ export function resolveSecret(resource: WebhookSubscriberResource, secret: V1Sec
     return { kind: 'invalid', message: `${where} key "${key}" must hold ${SECRET_MIN_LENGTH}-${SECRET_MAX_LENGTH} characters (has ${value.length})` };
   }
   return { kind: 'found', value, version: `${secret.metadata?.uid ?? ''}/${secret.metadata?.resourceVersion ?? ''}` };
+}
+
+/** The keys of a Secret of type kubernetes.io/tls; `ca.crt` is optional (cert-manager writes it). */
+export const TLS_SECRET_KEYS = { certificate: 'tls.crt', key: 'tls.key', ca: 'ca.crt' } as const;
+
+export interface ClientTls {
+  clientCertificate: string;
+  clientKey: string;
+  caBundle?: string;
+}
+
+export type TlsSecretResolution =
+  | { kind: 'none' }
+  | { kind: 'found'; tls: ClientTls; /** uid/resourceVersion: changes whenever the Secret does. */ version: string }
+  | { kind: 'missing'; message: string };
+
+function secretText(secret: V1Secret, key: string): string | undefined {
+  const encoded = secret.data?.[key];
+  const value = encoded !== undefined ? Buffer.from(encoded, 'base64').toString('utf8') : secret.stringData?.[key];
+  return value === undefined || value.trim() === '' ? undefined : value;
+}
+
+/** Herald checks the PEM itself (and answers a 400 naming the field); only presence is checked here. */
+export function resolveTlsSecret(resource: WebhookSubscriberResource, secret: V1Secret | undefined): TlsSecretResolution {
+  const ref = resource.spec.tlsSecretRef;
+  if (!ref) return { kind: 'none' };
+  const where = `Secret ${resource.metadata?.namespace ?? ''}/${ref.name}`;
+  if (!secret) return { kind: 'missing', message: `${where} not found` };
+  const clientCertificate = secretText(secret, TLS_SECRET_KEYS.certificate);
+  const clientKey = secretText(secret, TLS_SECRET_KEYS.key);
+  if (clientCertificate === undefined || clientKey === undefined) {
+    return { kind: 'missing', message: `${where} needs the keys "${TLS_SECRET_KEYS.certificate}" and "${TLS_SECRET_KEYS.key}" (a kubernetes.io/tls Secret)` };
+  }
+  const caBundle = secretText(secret, TLS_SECRET_KEYS.ca);
+  return {
+    kind: 'found',
+    tls: { clientCertificate, clientKey, ...(caBundle !== undefined ? { caBundle } : {}) },
+    version: `${secret.metadata?.uid ?? ''}/${secret.metadata?.resourceVersion ?? ''}`,
+  };
 }

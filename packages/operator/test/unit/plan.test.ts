@@ -153,3 +153,20 @@ describe('diffSubscriber', () => {
     expect(diffSubscriber(spelled, actual({ targetUrl: 'https://example.org/' }))).toEqual({ targetUrl: 'HTTPS://Example.com:443' });
   });
 });
+
+describe('planSync with a TLS Secret', () => {
+  const tls = { kind: 'found' as const, tls: { clientCertificate: 'CERT', clientKey: 'KEY' }, version: 'uid/1' };
+  const base = { desired, secret: { kind: 'none' as const }, operatorPrincipal: ours, pushedSecretVersion: undefined, adoptForeign: false, generation: 3, autoDisabled: undefined };
+  const shown = { subject: 'CN=a', issuer: 'CN=ca', fingerprint256: 'AA', notBefore: '2025-01-01T00:00:00.000Z', notAfter: '2026-01-01T00:00:00.000Z', caCertificates: 0 };
+
+  it('creates with the certificate and key', () => {
+    expect(planSync({ ...base, actual: undefined, tls })).toMatchObject({ action: 'create', request: { tls: tls.tls } });
+  });
+
+  it('pushes it again only when the Secret changed (Herald never returns the key), and removes it without a reference', () => {
+    expect(planSync({ ...base, actual: actual({ tls: shown }), tls, pushedTlsSecretVersion: 'uid/1' })).toEqual({ action: 'none' });
+    expect(planSync({ ...base, actual: actual({ tls: shown }), tls, pushedTlsSecretVersion: 'uid/0' })).toEqual({ action: 'update', patch: { tls: tls.tls }, changedFields: ['tls'] });
+    expect(planSync({ ...base, actual: actual(), tls, pushedTlsSecretVersion: 'uid/1' })).toMatchObject({ action: 'update', patch: { tls: tls.tls } });
+    expect(planSync({ ...base, actual: actual({ tls: shown }), tls: { kind: 'none' } })).toEqual({ action: 'update', patch: { tls: null }, changedFields: ['tls'] });
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WebhookSubscriberResource } from '../../src/crd/types.js';
-import { resolveSecret } from '../../src/reconcile/secret.js';
+import { resolveSecret, resolveTlsSecret } from '../../src/reconcile/secret.js';
 
 const withRef: WebhookSubscriberResource = { metadata: { namespace: 'ns', name: 'hook' }, spec: { targetUrl: 'https://x/', secretRef: { name: 'hook-secret' } } };
 const secretValue = 'a-very-secret-value-123';
@@ -27,5 +27,34 @@ describe('resolveSecret', () => {
     expect(result.kind).toBe('invalid');
     expect(JSON.stringify(result)).not.toContain('short"');
     expect(result).toMatchObject({ message: expect.stringContaining('has 5') });
+  });
+});
+
+describe('resolveTlsSecret', () => {
+  const withTls: WebhookSubscriberResource = { metadata: { namespace: 'ns', name: 'hook' }, spec: { targetUrl: 'https://x/', tlsSecretRef: { name: 'hook-tls' } } };
+  const b64 = (text: string) => Buffer.from(text).toString('base64');
+  const tlsSecret = {
+    type: 'kubernetes.io/tls',
+    metadata: { name: 'hook-tls', namespace: 'ns', uid: 'uid-2', resourceVersion: '7' },
+    data: { 'tls.crt': b64('CERT PEM'), 'tls.key': b64('KEY PEM'), 'ca.crt': b64('CA PEM') },
+  };
+
+  it('needs nothing without a tlsSecretRef', () => {
+    expect(resolveTlsSecret({ ...withTls, spec: { targetUrl: 'https://x/' } }, undefined)).toEqual({ kind: 'none' });
+  });
+
+  it('reads tls.crt, tls.key and the optional ca.crt, versioned by uid/resourceVersion', () => {
+    expect(resolveTlsSecret(withTls, tlsSecret)).toEqual({ kind: 'found', tls: { clientCertificate: 'CERT PEM', clientKey: 'KEY PEM', caBundle: 'CA PEM' }, version: 'uid-2/7' });
+    const noCa = { ...tlsSecret, data: { 'tls.crt': b64('CERT PEM'), 'tls.key': b64('KEY PEM'), 'ca.crt': b64('') } };
+    expect(resolveTlsSecret(withTls, noCa)).toMatchObject({ kind: 'found', tls: { clientCertificate: 'CERT PEM', clientKey: 'KEY PEM' } });
+    expect(resolveTlsSecret(withTls, noCa)).not.toHaveProperty('tls.caBundle');
+  });
+
+  it('reports a missing Secret or key, never the content', () => {
+    expect(resolveTlsSecret(withTls, undefined)).toEqual({ kind: 'missing', message: 'Secret ns/hook-tls not found' });
+    const noKey = { ...tlsSecret, data: { 'tls.crt': b64('CERT PEM') } };
+    const result = resolveTlsSecret(withTls, noKey);
+    expect(result).toEqual({ kind: 'missing', message: 'Secret ns/hook-tls needs the keys "tls.crt" and "tls.key" (a kubernetes.io/tls Secret)' });
+    expect(JSON.stringify(result)).not.toContain('CERT PEM');
   });
 });

@@ -32,3 +32,10 @@ describe('subscribersUsingSecret', () => {
     expect(subscribersUsingSecret([base, other, elsewhere], { metadata: { namespace: 'ns', name: 's1' } })).toEqual(['ns/a']);
   });
 });
+
+describe('subscribersUsingSecret with a TLS Secret', () => {
+  it('maps a TLS Secret to the CRs that reference it by tlsSecretRef', () => {
+    const mtls: WebhookSubscriberResource = { metadata: { namespace: 'ns', name: 'm' }, spec: { targetUrl: 'https://x/', tlsSecretRef: { name: 'm-tls' } } };
+    expect(subscribersUsingSecret([base, mtls], { metadata: { namespace: 'ns', name: 'm-tls' } })).toEqual(['ns/m']);
+  });
+});

@@ -113,6 +113,29 @@ export function SubscriberDetail({ id }: { id: string }) {
             <dd>{subscriber.ordering === 'aggregate' ? 'Per aggregate: one at a time, in order' : 'None'}</dd>
             <dt>Egress proxy</dt>
             <dd>{subscriber.egressProxy === undefined ? "The server's default" : subscriber.egressProxy === 'none' ? 'None: sent directly' : <code>{subscriber.egressProxy}</code>}</dd>
+            <dt>Client certificate</dt>
+            <dd>
+              {subscriber.tls?.subject !== undefined ? (
+                <>
+                  <code>{subscriber.tls.subject}</code>, issued by <code>{subscriber.tls.issuer}</code>
+                  {subscriber.tls.notAfter !== undefined && (
+                    <>
+                      ; expires <Time iso={subscriber.tls.notAfter} />
+                    </>
+                  )}
+                  <br />
+                  <span class="hint">SHA-256 {subscriber.tls.fingerprint256}</span>
+                </>
+              ) : (
+                'None'
+              )}
+            </dd>
+            <dt>Trusted CAs</dt>
+            <dd>
+              {subscriber.tls && subscriber.tls.caCertificates > 0
+                ? `${subscriber.tls.caCertificates} CA certificate(s) of its own for the endpoint's server certificate`
+                : 'The public ones'}
+            </dd>
             <dt>Secret</dt>
             <dd>{subscriber.hasSecret ? 'Set (never shown)' : 'None: deliveries are not signed'}</dd>
             <dt>Created</dt>

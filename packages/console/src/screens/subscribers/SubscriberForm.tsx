@@ -12,6 +12,19 @@ import { useAction } from '../../ui/use-action';
 import { FilterEditor } from './FilterEditor';
 import { changedFields, createBody, EMPTY_FORM, formFieldOf, valuesOf, type FormValues } from './subscriber-form-model';
 
+/** The mutual TLS fields: PEM text pasted in; the key is write-only (never shown, never read back). */
+const PEM_FIELDS = {
+  clientCertificate: {
+    label: 'Client certificate (optional, PEM)',
+    hint: 'Presented to an https endpoint that asks for one (mutual TLS), with its key below. Replaces the stored one.',
+  },
+  clientKey: { label: 'Client key (PEM)', hint: "The certificate's unencrypted private key. Stored encrypted; never shown again." },
+  caBundle: {
+    label: 'CA bundle (optional, PEM)',
+    hint: "Certificate authorities trusted for the endpoint's server certificate instead of the public ones; with or without a client certificate.",
+  },
+} as const;
+
 export function SubscriberForm({ id }: { id?: string }) {
   const editing = id !== undefined;
   const { api, can, notify } = useSession();
@@ -130,6 +143,36 @@ export function SubscriberForm({ id }: { id?: string }) {
           >
             {(describedBy, invalid) => <input {...input('egressProxy')} autoComplete="off" spellcheck={false} aria-describedby={describedBy} aria-invalid={invalid} />}
           </Field>
+          {(['clientCertificate', 'clientKey', 'caBundle'] as const).map((key) => (
+            <Field key={key} id={`field-${key}`} label={PEM_FIELDS[key].label} hint={PEM_FIELDS[key].hint} error={errors[key]}>
+              {(describedBy, invalid) => (
+                <textarea
+                  id={`field-${key}`}
+                  name={key}
+                  rows={3}
+                  spellcheck={false}
+                  autoComplete="off"
+                  placeholder="-----BEGIN …-----"
+                  aria-describedby={describedBy}
+                  aria-invalid={invalid}
+                  value={values[key]}
+                  onInput={(event) => set(key, event.currentTarget.value)}
+                />
+              )}
+            </Field>
+          ))}
+          {editing && existing.data?.tls && (
+            <div class="field checkbox">
+              <input
+                id="field-removeClientTls"
+                name="removeClientTls"
+                type="checkbox"
+                checked={values.removeClientTls}
+                onChange={(event) => set('removeClientTls', event.currentTarget.checked)}
+              />
+              <label for="field-removeClientTls">Remove the client certificate, its key and the CA bundle</label>
+            </div>
+          )}
           <FilterEditor value={values.filter} events={values.events} error={errors.filter} onInput={(text) => set('filter', text)} />
           <div class="field checkbox">
             <input id="field-ordered" name="ordered" type="checkbox" checked={values.ordered} onChange={(event) => set('ordered', event.currentTarget.checked)} aria-describedby="field-ordered-hint" />

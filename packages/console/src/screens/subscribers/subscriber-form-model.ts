@@ -16,9 +16,30 @@ export interface FormValues {
   ordered: boolean;
   /** A proxy name the server configured, `none` (direct); empty = the server's default. */
   egressProxy: string;
+  /** PEM texts of a new client certificate (mutual TLS); empty = no change. The key is never read back. */
+  clientCertificate: string;
+  clientKey: string;
+  caBundle: string;
+  /** On edit: remove the stored client certificate. */
+  removeClientTls: boolean;
 }
 
-export const EMPTY_FORM: FormValues = { id: '', displayName: '', targetUrl: '', secret: '', events: '', enabled: true, timeoutMs: '', filter: '', ordered: false, egressProxy: '' };
+export const EMPTY_FORM: FormValues = {
+  id: '',
+  displayName: '',
+  targetUrl: '',
+  secret: '',
+  events: '',
+  enabled: true,
+  timeoutMs: '',
+  filter: '',
+  ordered: false,
+  egressProxy: '',
+  clientCertificate: '',
+  clientKey: '',
+  caBundle: '',
+  removeClientTls: false,
+};
 
 export function valuesOf(subscriber: Subscriber): FormValues {
   return {
@@ -32,6 +53,25 @@ export function valuesOf(subscriber: Subscriber): FormValues {
     filter: subscriber.filter === undefined ? '' : JSON.stringify(subscriber.filter, null, 2),
     ordered: subscriber.ordering === 'aggregate',
     egressProxy: subscriber.egressProxy ?? '',
+    clientCertificate: '',
+    clientKey: '',
+    caBundle: '',
+    removeClientTls: false,
+  };
+}
+
+/**
+ * The body's `tls` from the PEM fields, sent whole when any is filled (the API replaces it as a whole
+ * and names what is missing or wrong: a certificate without its key); undefined when all are empty.
+ */
+function clientTlsOf(values: FormValues): SubscriberInput['tls'] {
+  const filled = (text: string) => (text.trim() ? text : undefined);
+  const [clientCertificate, clientKey, caBundle] = [filled(values.clientCertificate), filled(values.clientKey), filled(values.caBundle)];
+  if (clientCertificate === undefined && clientKey === undefined && caBundle === undefined) return undefined;
+  return {
+    ...(clientCertificate !== undefined ? { clientCertificate } : {}),
+    ...(clientKey !== undefined ? { clientKey } : {}),
+    ...(caBundle !== undefined ? { caBundle } : {}),
   };
 }
 
@@ -96,6 +136,8 @@ export function createBody(values: FormValues): SubscriberInput {
   if (values.ordered) body.ordering = 'aggregate';
   const egressProxy = values.egressProxy.trim();
   if (egressProxy) body.egressProxy = egressProxy;
+  const tls = clientTlsOf(values);
+  if (tls) body.tls = tls;
   return body;
 }
 
@@ -117,11 +159,16 @@ export function changedFields(original: Subscriber, values: FormValues): Subscri
   // An emptied field returns to the server's default proxy (null).
   const egressProxy = values.egressProxy.trim() || null;
   if (egressProxy !== (original.egressProxy ?? null)) changes.egressProxy = egressProxy;
+  const tls = clientTlsOf(values);
+  if (tls) changes.tls = tls;
+  else if (values.removeClientTls && original.tls) changes.tls = null;
   return changes;
 }
 
-/** The form field an API field error belongs to (`events.2` → `events`). */
+/** The form field an API field error belongs to (`events.2` → `events`, `tls.clientKey` → `clientKey`). */
 export function formFieldOf(apiField: string): keyof FormValues | undefined {
-  const head = apiField.split('.')[0] as keyof FormValues;
+  const [first, second] = apiField.split('.');
+  if (first === 'tls') return second === 'clientKey' || second === 'caBundle' ? second : 'clientCertificate';
+  const head = first as keyof FormValues;
   return head in EMPTY_FORM ? head : undefined;
 }

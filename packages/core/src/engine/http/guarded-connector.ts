@@ -43,8 +43,15 @@ export function guardedLookup(policy: SsrfPolicy): LookupFunction {
   };
 }
 
-export function createGuardedConnector(policy: SsrfPolicy, connectTimeoutMs: number): buildConnector.connector {
-  const base = buildConnector({ lookup: guardedLookup(policy), timeout: connectTimeoutMs, keepAlive: true });
+/** TLS options of one subscriber (a client certificate for mutual TLS, its own CAs); https targets only. */
+export interface ClientTlsOptions {
+  cert?: string;
+  key?: string;
+  ca?: string;
+}
+
+export function createGuardedConnector(policy: SsrfPolicy, connectTimeoutMs: number, clientTls?: ClientTlsOptions): buildConnector.connector {
+  const base = buildConnector({ lookup: guardedLookup(policy), timeout: connectTimeoutMs, keepAlive: true, ...tlsOptions(clientTls) });
   return (options, callback) => {
     const host = options.hostname.replace(/^\[(.*)\]$/, '$1');
     if (isIP(host) !== 0) {
@@ -68,5 +75,14 @@ export function createGuardedConnector(policy: SsrfPolicy, connectTimeoutMs: num
       }
       callback(null, socket);
     });
+  };
+}
+
+/** What undici passes on to tls.connect; `ca` replaces the public CAs for this connector. */
+export function tlsOptions(clientTls: ClientTlsOptions | undefined): { cert?: string; key?: string; ca?: string } {
+  if (!clientTls) return {};
+  return {
+    ...(clientTls.cert !== undefined && clientTls.key !== undefined ? { cert: clientTls.cert, key: clientTls.key } : {}),
+    ...(clientTls.ca !== undefined ? { ca: clientTls.ca } : {}),
   };
 }

@@ -2,12 +2,14 @@
 // cap). Redirects are never followed (undici's request does not follow them). The whole exchange
 // — connect, headers, body — is bounded by the subscriber's timeoutMs. At most 4 KiB of the
 // response body is kept for the attempt history; the rest is drained (bounded) or dropped.
-// With an egress proxy configured the pools connect through it (tunnel-connector.ts).
+// With an egress proxy configured the pools connect through it (tunnel-connector.ts). A subscriber
+// with a client certificate (mutual TLS) has pools whose connector presents it (clientTlsPool).
 import { Agent, request, type buildConnector } from 'undici';
 import { createEgressProxies, type EgressProxies, type EgressProxy } from '../egress/proxy-config.js';
 import { classifyNetworkError, describeNetworkError, type NetworkErrorClass } from '../network-errors.js';
 import { createSsrfPolicy, type SsrfPolicy } from '../ssrf/policy.js';
-import { createGuardedConnector } from './guarded-connector.js';
+import { createGuardedConnector, type ClientTlsOptions } from './guarded-connector.js';
+import { watchTlsAlerts, type TlsAlertLog } from './tls-alerts.js';
 import { createTunnelConnector } from './tunnel-connector.js';
 
 export const RESPONSE_SNIPPET_BYTES = 4096;
@@ -29,6 +31,17 @@ export interface OutgoingRequest {
   egressProxy?: string | undefined;
   /** Aborts the exchange from outside (shutdown past its drain bound). */
   signal?: AbortSignal;
+  /** The subscriber's TLS client certificate and CAs (engine/client-tls.ts); https targets only. */
+  clientTls?: ClientTlsMaterial | undefined;
+}
+
+/**
+ * TLS client material with an id naming this exact version of it. Each version gets pools of its
+ * own: a rotated certificate is used by the next connection at once, while connections opened with
+ * the previous one finish the requests they carry and then idle out (no delivery is cut off).
+ */
+export interface ClientTlsMaterial extends ClientTlsOptions {
+  id: string;
 }
 
 export type SendResult =
@@ -79,8 +92,17 @@ export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
     }
     return connector;
   };
-  const newAgent = (proxy: EgressProxy | undefined): Agent =>
-    new Agent({ connections: options.connectionsPerOrigin ?? 32, keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000, connect: connectorFor(proxy) });
+  const agentWith = (connect: buildConnector.connector): Agent =>
+    new Agent({ connections: options.connectionsPerOrigin ?? 32, keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000, connect });
+  const newAgent = (proxy: EgressProxy | undefined): Agent => agentWith(connectorFor(proxy));
+  // A connector of its own per pool: undici keeps TLS sessions per connector, so a session is never
+  // resumed under another subscriber's or another version's certificate.
+  const clientTlsPool = (proxy: EgressProxy | undefined, clientTls: ClientTlsMaterial): { agent: Agent; alerts: TlsAlertLog } => {
+    const { connector, log } = watchTlsAlerts(
+      proxy ? createTunnelConnector(proxy, policy, CONNECT_TIMEOUT_MS, clientTls) : createGuardedConnector(policy, CONNECT_TIMEOUT_MS, clientTls),
+    );
+    return { agent: agentWith(connector), alerts: log };
+  };
   const shared = new Map<EgressProxy | undefined, Agent>();
   const sharedAgent = (proxy: EgressProxy | undefined): Agent => {
     let agent = shared.get(proxy);
@@ -93,7 +115,7 @@ export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
   // Its own pool without the guard: used only for the host's self target (isSelfTarget).
   let self: Agent | undefined;
   const selfAgent = (): Agent => (self ??= new Agent({ connections: options.connectionsPerOrigin ?? 32, keepAliveTimeout: options.keepAliveTimeoutMs ?? 10_000 }));
-  const pools = new Map<string, { agent: Agent; usedAt: number }>();
+  const pools = new Map<string, { agent: Agent; usedAt: number; alerts?: TlsAlertLog }>();
   const sweep = setInterval(() => {
     const cutoff = Date.now() - IDLE_POOL_MS;
     for (const [key, pool] of pools) {
@@ -104,17 +126,18 @@ export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
     }
   }, IDLE_POOL_MS);
   sweep.unref();
-  const agentFor = (key: string | undefined, proxy: EgressProxy | undefined): Agent => {
-    if (key === undefined) return sharedAgent(proxy);
-    // A subscriber moved to another proxy gets a pool of its own; the old one idles out.
-    const poolId = proxy ? `${key}\u0000${proxy.name}` : key;
+  const poolFor = (key: string | undefined, proxy: EgressProxy | undefined, clientTls: ClientTlsMaterial | undefined): { agent: Agent; alerts?: TlsAlertLog } => {
+    if (key === undefined && !clientTls) return { agent: sharedAgent(proxy) };
+    // A subscriber moved to another proxy, or given other TLS material, gets a pool of its own; the
+    // old one finishes what it carries and idles out.
+    const poolId = [key ?? '', proxy?.name ?? '', clientTls?.id ?? ''].join('\u0000');
     let pool = pools.get(poolId);
     if (!pool) {
-      pool = { agent: newAgent(proxy), usedAt: 0 };
+      pool = { ...(clientTls ? clientTlsPool(proxy, clientTls) : { agent: newAgent(proxy) }), usedAt: 0 };
       pools.set(poolId, pool);
     }
     pool.usedAt = Date.now();
-    return pool.agent;
+    return pool;
   };
 
   return {
@@ -140,12 +163,13 @@ export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
       const timer = setTimeout(() => abort.abort(new DOMException(`no complete answer within ${outgoing.timeoutMs} ms`, 'TimeoutError')), outgoing.timeoutMs);
       const stop = (): void => abort.abort(outgoing.signal?.reason);
       outgoing.signal?.addEventListener('abort', stop, { once: true });
+      const pool = self ? { agent: selfAgent() } : poolFor(outgoing.poolKey, route.proxy, url.protocol === 'https:' ? outgoing.clientTls : undefined);
       try {
         const exchange = request(url, {
           method: 'POST',
           headers: outgoing.headers,
           body: outgoing.body,
-          dispatcher: self ? selfAgent() : agentFor(outgoing.poolKey, route.proxy),
+          dispatcher: pool.agent,
           signal: abort.signal,
           headersTimeout: outgoing.timeoutMs,
           bodyTimeout: outgoing.timeoutMs,
@@ -167,7 +191,11 @@ export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
           durationMs: elapsed(),
         };
       } catch (error) {
-        const reason: unknown = abort.signal.aborted ? abort.signal.reason : error;
+        let reason: unknown = abort.signal.aborted ? abort.signal.reason : error;
+        // A connection closed under the request, when a TLS alert closed one of this pool's
+        // connections during the attempt: the alert is the cause (tls-alerts.ts).
+        const alert = pool.alerts?.since(started);
+        if (alert && ['CONNECTION_RESET', 'NETWORK'].includes(classifyNetworkError(reason))) reason = alert;
         return { kind: 'error', errorClass: classifyNetworkError(reason), message: describeNetworkError(reason), durationMs: elapsed() };
       } finally {
         clearTimeout(timer);

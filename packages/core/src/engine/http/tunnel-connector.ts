@@ -13,7 +13,7 @@ import { isIP, connect as netConnect, type LookupFunction, type Socket } from 'n
 import { buildConnector } from 'undici';
 import type { SsrfPolicy } from '../ssrf/policy.js';
 import type { EgressProxy } from '../egress/proxy-config.js';
-import { guardedLookup, SsrfBlockedError } from './guarded-connector.js';
+import { guardedLookup, SsrfBlockedError, tlsOptions, type ClientTlsOptions } from './guarded-connector.js';
 
 /** Larger CONNECT answers are not a proxy speaking HTTP. */
 const MAX_CONNECT_RESPONSE_BYTES = 16 * 1024;
@@ -93,10 +93,11 @@ export function openTunnel(proxy: EgressProxy, authority: string, timeoutMs: num
   });
 }
 
-export function createTunnelConnector(proxy: EgressProxy, policy: SsrfPolicy, connectTimeoutMs: number): buildConnector.connector {
+export function createTunnelConnector(proxy: EgressProxy, policy: SsrfPolicy, connectTimeoutMs: number, clientTls?: ClientTlsOptions): buildConnector.connector {
   const lookup = guardedLookup(policy);
-  // Used only to start TLS over the tunnel (undici's httpSocket), so sessions and ALPN are undici's.
-  const tls = buildConnector({ timeout: connectTimeoutMs, keepAlive: true });
+  // Used only to start TLS over the tunnel (undici's httpSocket), so sessions and ALPN are undici's;
+  // the subscriber's client certificate is presented to the receiver, never to the proxy.
+  const tls = buildConnector({ timeout: connectTimeoutMs, keepAlive: true, ...tlsOptions(clientTls) });
   return (options, callback) => {
     const hostname = options.hostname.replace(/^\[(.*)\]$/, '$1');
     const port = Number(options.port) || (options.protocol === 'https:' ? 443 : 80);
