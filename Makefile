@@ -4,7 +4,7 @@ SHELL := bash
 .DEFAULT_GOAL := help
 NPM_STAMP := node_modules/.package-lock.json
 
-.PHONY: help deps tools tools-kube tools-schemathesis tools-chromium tools-memory-mongo tools-actionlint tools-image tools-cluster build typecheck lint test bench up e2e clean
+.PHONY: help deps tools tools-kube tools-schemathesis tools-chromium tools-openssl tools-memory-mongo tools-actionlint tools-image tools-cluster build typecheck lint test bench up e2e clean
 
 help: ## list targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  make %-12s %s\n", $$1, $$2}'
@@ -27,6 +27,9 @@ tools-schemathesis: ## install Schemathesis (from PyPI, into the tools cache) fo
 tools-chromium: ## install Debian's chromium (apt, when /usr/bin/chromium is missing) for the console's browser tests
 	bash scripts/tools/chromium.sh >/dev/null
 
+tools-openssl: ## install Debian's openssl (apt, when missing) for the mutual-TLS tests' certificates
+	bash scripts/tools/openssl.sh >/dev/null
+
 tools-actionlint: ## build actionlint (Go module proxy) into the tools cache; the suite lints .github/workflows with it
 	bash scripts/tools/actionlint.sh >/dev/null
 
@@ -48,7 +51,7 @@ typecheck: deps ## type-check sources and tests
 lint: deps ## eslint
 	npm run lint
 
-test: deps tools tools-kube tools-schemathesis tools-chromium tools-memory-mongo tools-actionlint tools-image tools-cluster ## run the whole test suite (builds first), then core's and the server's again on memory-mongo
+test: deps tools tools-kube tools-schemathesis tools-chromium tools-openssl tools-memory-mongo tools-actionlint tools-image tools-cluster ## run the whole test suite (builds first), then core's and the server's again on memory-mongo
 	npm test
 	bash scripts/test-memory-mongo.sh
 
