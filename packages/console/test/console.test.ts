@@ -624,26 +624,33 @@ describe('Herald console', () => {
     }
   }, 120_000);
   it('pages the events list forward by cursor, and shows a bad cursor as the API\'s refusal', async () => {
+    // Other tests' subscribers may still publish Herald's own events meanwhile: totals are read as
+    // shown, and the second page is compared with the API's answer to the same cursor, which newer
+    // events cannot move.
     for (let index = 0; index < 25; index++) await publish('ledger.paged');
-    const newest = await api<{ list: Array<{ eventId: string }>; pagination: { total: number } }>('GET', '/api/v0.9/webhook-events?limit=40');
     const context = await browser.newContext();
     const page = await context.newPage();
     const problems = watchForProblems(page);
+    const shownRows = async () => Promise.all((await page.locator('tr[data-event-id]').all()).map((row) => row.getAttribute('data-event-id')));
     try {
       await page.goto(`${origin}/console/#/events`);
       await page.getByLabel('API token').fill(host.adminToken);
       await page.getByRole('button', { name: 'Sign in' }).click();
       const pager = page.getByRole('navigation', { name: 'Event pages' });
-      await pager.getByText(`1–20 of ${newest.pagination.total}`).waitFor();
+      await pager.getByText(/^1–20 of \d+$/).waitFor();
+      const first = await shownRows();
       const next = pager.getByRole('link', { name: 'Next' });
-      expect(await next.getAttribute('href')).toMatch(/^#\/events\?cursor=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+      const href = await next.getAttribute('href');
+      expect(href).toMatch(/^#\/events\?cursor=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+$/);
+      const cursor = href!.slice('#/events?cursor='.length);
       await next.click();
-      await pager.getByText(`21–${Math.min(40, newest.pagination.total)} of ${newest.pagination.total}`).waitFor();
-      // The rows are the offset page's: the cursor starts exactly where page 1 ended.
-      const second = newest.list.slice(20, 40).map((event) => event.eventId);
+      await pager.getByText(/^21–\d+ of \d+$/).waitFor();
+      // The cursor starts exactly where page 1 ended: the API's page for it, and nothing of page 1.
+      const second = (await api<{ list: Array<{ eventId: string }> }>('GET', `/api/v0.9/webhook-events?limit=20&cursor=${cursor}`)).list.map((event) => event.eventId);
       await page.locator(`tr[data-event-id="${second[0]}"]`).waitFor();
-      const shown = await Promise.all((await page.locator('tr[data-event-id]').all()).map((row) => row.getAttribute('data-event-id')));
+      const shown = await shownRows();
       expect(shown).toEqual(second);
+      expect(shown.filter((id) => first.includes(id))).toEqual([]);
       expect(await pager.getByRole('link', { name: 'Previous' }).getAttribute('href')).toBe('#/events');
       await expectAccessible(page, 'events page by cursor');
 
@@ -685,7 +692,7 @@ describe('Herald console', () => {
       await page.getByRole('button', { name: 'Sign in' }).click();
       const row = page.locator('tr', { hasText: 'Payroll' });
       await row.locator('[data-disabled-reason="AUTO_DISABLED"]').getByText('Auto-disabled').waitFor();
-      expect(await page.locator('[data-disabled-reason]').count()).toBe(1);
+      expect(await row.locator('[data-disabled-reason]').count()).toBe(1);
       await expectAccessible(page, 'subscribers with an auto-disabled one');
 
       await page.goto(`${origin}/console/#/subscribers/payroll`);
