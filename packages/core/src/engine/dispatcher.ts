@@ -17,6 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Admission, AdmitRequest, FastPath, HandOver, SubscriberForSend } from '../handover/fast-path.js';
 import { buildSubscriberBody, type EventPayload } from '../model/payload.js';
+import { cancellationReason } from '../model/cancellation-reasons.js';
 import type { SigningProfile } from '../shared/signing.js';
 import type { DeliveryDocument, EventDocument } from '../storage/documents.js';
 import {
@@ -295,11 +296,8 @@ export class Dispatcher implements FastPath {
     };
     try {
       if (!subscriber || !subscriber.enabled) {
-        const reason = subscriber
-          ? 'Cancelled: the subscriber was disabled before this delivery was attempted'
-          : 'Cancelled: the subscriber was deleted before this delivery was attempted';
         this.observer.cancelled();
-        this.outcomes.record({ row, fields: cancelledFields(reason, this.now()) }, release);
+        this.outcomes.record({ row, fields: cancelledFields(cancellationReason(subscriber), this.now()) }, release);
         return;
       }
       // No event to build the body from (its master key is gone): the lease expires and the row is

@@ -7,7 +7,8 @@ import type { CoreContext } from '../context.js';
 import { bumpSubscribersRevision } from '../model/subscriber-directory.js';
 import { NotFoundError } from '../shared/errors.js';
 import { SYSTEM_ACTOR } from './mapping.js';
-import { CANCELLED_AUTO_DISABLED, cancelInBackground } from './cancellation.js';
+import { CANCELLED_AUTO_DISABLED } from '../model/cancellation-reasons.js';
+import { cancelInBackground } from './cancellation.js';
 import { replaceByRevision } from './revision-write.js';
 
 export interface AutoDisableRequest {

@@ -3,10 +3,6 @@
 import type { CoreContext } from '../context.js';
 import { cancelPendingDeliveries } from '../model/event-status.js';
 
-export const CANCELLED_DISABLED = 'Cancelled: the subscriber was disabled before this delivery was attempted';
-export const CANCELLED_DELETED = 'Cancelled: the subscriber was deleted before this delivery was attempted';
-export const CANCELLED_AUTO_DISABLED = 'Cancelled: the subscriber was auto-disabled after failing for too long; enable it and recover this range to send it again';
-
 /**
  * Cancelling a large backlog takes longer than an API call should (seconds for thousands of rows
  * on a slow store), so it runs after the answer. Nothing depends on its timing: the subscriber is

@@ -104,6 +104,23 @@ test('failing past the limit disables with a reason and an event; a success insi
   expect(bodies(operations).filter((body) => body.type === 'herald.subscriber_disabled')).toHaveLength(1);
 });
 
+test('a row the engine claims after its subscriber was auto-disabled elsewhere ends FAILED with the auto-disable reason', async () => {
+  // Another replica disabled it: this engine learns it only from the subscriber it reads to send.
+  const late = await startSink(answer(503));
+  try {
+    await harness.herald.subscribers.create(scope, { id: 'late', displayName: 'disabled elsewhere', targetUrl: late.url, events: ['late.*'] });
+    const { event } = await harness.herald.events.publish(scope, { eventType: 'late.happened', aggregateId: 'l1', data: {} });
+    await eventually(async () => late.received.length, (count) => count > 0);
+    await harness.database.db
+      .collection('herald_subscribers')
+      .updateOne({ handle: 'late' }, { $set: { enabled: false, disabledReason: { code: 'AUTO_DISABLED', message: 'failing for 5 days', at: new Date() } } });
+    const detail = await eventSettles(harness.herald, event.eventId);
+    expect(detail.deliveries[0]).toMatchObject({ status: 'FAILED', lastError: expect.stringContaining('auto-disabled') });
+  } finally {
+    await late.close();
+  }
+});
+
 test('a bad limit is refused with the option named; 0 turns it off; with the breaker off it warns', async () => {
   const database = await openTestDatabase('auto-disable-config');
   try {
