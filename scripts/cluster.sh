@@ -56,12 +56,12 @@ store_image() {
   local base ferretdb hash
   base="$(bash "$REPO_ROOT/scripts/tools/node-base-image.sh")"
   ferretdb="$(readlink -f "$(bash "$REPO_ROOT/scripts/tools/ferretdb.sh")")"
-  hash="$(cat "$HERE/store.Dockerfile" "$HERE/store-entrypoint.sh" "$ferretdb" <(echo "$base") | sha256sum | cut -c1-12)"
+  hash="$(cat "$HERE/store.Dockerfile" "$HERE/store-entrypoint.sh" "$HERE/../store/postgresql-gin-twins.sql" "$ferretdb" <(echo "$base") | sha256sum | cut -c1-12)"
   local tag="herald-e2e-store:$hash"
   if ! docker image inspect "$tag" >/dev/null 2>&1; then
     log "building the cluster's store image $tag (FerretDB over Debian's PostgreSQL 15)"
     local work; work="$(mktemp -d)"
-    cp "$HERE/store.Dockerfile" "$HERE/store-entrypoint.sh" "$work/"
+    cp "$HERE/store.Dockerfile" "$HERE/store-entrypoint.sh" "$HERE/../store/postgresql-gin-twins.sql" "$work/"
     cp "$ferretdb" "$work/ferretdb"
     docker build --quiet -f "$work/store.Dockerfile" --build-arg "BASE_IMAGE=$base" -t "$tag" "$work" >/dev/null
     rm -rf "$work"

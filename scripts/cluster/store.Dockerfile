@@ -8,6 +8,7 @@ RUN apt-get update -qq \
   && rm -rf /var/lib/apt/lists/* /var/cache/apt/archives/*.deb
 COPY ferretdb /usr/local/bin/ferretdb
 COPY store-entrypoint.sh /usr/local/bin/store-entrypoint.sh
+COPY postgresql-gin-twins.sql /usr/local/share/herald/postgresql-gin-twins.sql
 USER postgres
 EXPOSE 27017
 ENTRYPOINT ["/usr/local/bin/store-entrypoint.sh"]

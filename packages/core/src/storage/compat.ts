@@ -14,11 +14,13 @@
 // - `maxWriteBatch`: a command holds one pooled PostgreSQL connection per statement until it ends,
 //   so a command of more statements than the pool has connections never ends; a claim, an outcome
 //   write or any multi-statement write touches at most 50 rows or statements.
-// - `groupedOutcomeWrites`, `deferredEventCounters` and `pointReads`: no lookup is indexed. Equality
-//   is handed to PostgreSQL as JSON containment, which no index serves, and any other filter (`$in`,
-//   a range) is matched in Go after every document is decoded. Measured with 400-byte documents at
-//   500 / 5,000 / 20,000 documents: `findOne({_id})` 1.3 / 2.5 / 9.8 ms, an update by `_id`
-//   1.9 / 2.7 / 12 ms, a `$in` of 10 ids 18 / 152 / 547 ms. So outcomes with identical fields are
+// - `groupedOutcomeWrites`, `deferredEventCounters` and `pointReads`: every statement is dear.
+//   Equality is handed to PostgreSQL as JSON containment, which FerretDB's own btree indexes cannot
+//   serve (the dev store adds GIN twins that can: docs/ARCHITECTURE.md "Store compatibility"), and
+//   any other filter (`$in`, a range) is matched in Go after every document is decoded. Measured
+//   without the twins, 400-byte documents at 500 / 5,000 / 20,000 documents: `findOne({_id})`
+//   1.3 / 2.5 / 9.8 ms, an update by `_id` 1.9 / 2.7 / 12 ms, a `$in` of 10 ids
+//   18 / 152 / 547 ms. So outcomes with identical fields are
 //   written as one `updateMany` per group rather than one statement per row (their timestamps
 //   become the write's time; each attempt record keeps the attempt's exact start); the engine holds
 //   event counter changes in memory and writes an event once, when its status changes
