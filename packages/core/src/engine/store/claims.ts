@@ -65,16 +65,17 @@ export class ClaimStore extends StorePart {
     if (rows.length === 0) return [];
     const candidates = this.compat.uniqueKeyClaims ? await claimIncarnations(this.collections, this.compat, rows, token, now, true) : [...rows];
     if (candidates.length === 0) return [];
-    const result = await this.write(() =>
-      this.collections.queue.updateMany(
-        {
-          $or: candidates.map((row) => ({ _id: row._id, status: 'PENDING' as DeliveryStatus, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt })),
-        },
-        { $set: { status: 'IN_FLIGHT', leaseOwner: token, leaseUntil, updatedAt: now } },
-      ),
+    const expected = candidates.map((row) => ({ _id: row._id, status: 'PENDING' as DeliveryStatus, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt }));
+    const update = { $set: { status: 'IN_FLIGHT' as DeliveryStatus, leaseOwner: token, leaseUntil, updatedAt: now } };
+    // One conditional update for the batch; where a `$or` is matched by reading the whole queue
+    // (`pointReads`), one update per row by its `_id` instead, each an index lookup.
+    const { modifiedCount } = await this.write<{ modifiedCount: number }>(() =>
+      this.compat.pointReads
+        ? this.collections.queue.bulkWrite(expected.map((filter) => ({ updateOne: { filter, update } })), { ordered: false })
+        : this.collections.queue.updateMany({ $or: expected }, update),
     );
     const claimed = candidates.map((row) => ({ ...row, status: 'IN_FLIGHT' as DeliveryStatus, leaseOwner: token, leaseUntil }));
-    if (result.modifiedCount === candidates.length) return claimed;
+    if (modifiedCount === candidates.length) return claimed;
     // Another claimer, a cancel or a manual retry changed some rows since we read them.
     const won = await this.read(() =>
       this.collections.queue.find({ _id: { $in: candidates.map((row) => row._id) }, leaseOwner: token }, { projection: { _id: 1 } }).toArray(),
