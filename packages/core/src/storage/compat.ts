@@ -51,7 +51,7 @@ export interface StoreCompat {
   readonly uniqueKeyClaims: boolean;
   readonly groupedOutcomeWrites: boolean;
   readonly deferredEventCounters: boolean;
-  /** Look documents up one `{_id}` at a time instead of one `$in` query. */
+  /** Look documents up, and claim queued rows, one `{_id}` at a time instead of one `$in` or `$or`. */
   readonly pointReads: boolean;
   /**
    * Whether a publish's operations run side by side. On the lane they run one at a time, so
