@@ -36,6 +36,7 @@ import type { Breaker, Transition } from './breaker.js';
 import type { EngineConfig } from './config.js';
 import type { EngineLogger, EngineMetrics } from './contract.js';
 import { describeError } from './describe-error.js';
+import { DUE_LOOK_AHEAD, DueWindow } from './due-window.js';
 import type { HttpSender } from './http/sender.js';
 import type { ClientTlsCache } from './client-tls.js';
 import type { KeyCache } from './keys.js';
@@ -71,6 +72,7 @@ export interface DispatcherDeps {
 
 export class Dispatcher implements FastPath {
   private readonly slots: Slots;
+  private readonly window = new DueWindow();
   private readonly outcomes: OutcomeBatcher;
   private readonly observer: AttemptObserver;
   private tokenSeq = 0;
@@ -215,10 +217,10 @@ export class Dispatcher implements FastPath {
             this.deps.store.compat.deliveryBacklog(true);
             break;
           }
-          const taken = await this.pollOnce(free);
+          const { taken, due } = await this.pollOnce(free);
           this.lastStepAt = Date.now();
-          this.deps.store.compat.deliveryBacklog(taken >= free);
-          if (taken < free) break; // the store has no more due rows for us right now
+          this.deps.store.compat.deliveryBacklog(due >= free);
+          if (taken < free) break; // no more due rows we can start right now
         }
       } while (this.pollAgain && this.accepting);
       if (this.failedPolls > 0) this.deps.logger.info({ failedPolls: this.failedPolls }, 'delivery poll succeeded again; delivery resumed');
@@ -232,17 +234,30 @@ export class Dispatcher implements FastPath {
     }
   }
 
-  /** One batch: find due rows, read what sending them needs, claim, launch. Returns rows found. */
-  private async pollOnce(free: number): Promise<number> {
+  /**
+   * One batch: take due rows from the window read ahead, reading the queue when the window cannot
+   * fill the free slots (due-window.ts); read what sending them needs, claim, launch. Returns how
+   * many rows it tried to claim and how many due rows it knew.
+   */
+  private async pollOnce(free: number): Promise<{ taken: number; due: number }> {
     const now = this.now();
-    const found = await this.deps.store.claims.findDue(now, free, this.slots.gates.closed(now.getTime()));
-    this.lastStepAt = Date.now();
-    const chosen = this.slots.gates.choose(found, free, now.getTime());
+    const nowMs = now.getTime();
+    const planned = this.slots.gates.plan(this.window.rows(nowMs), free, nowMs);
+    if (this.window.wantsRead(free - planned.length, nowMs)) {
+      // Left out: subscribers with no slot, and those whose held rows already wait for one.
+      const leaveOut = [...new Set([...this.slots.gates.closed(nowMs), ...this.window.heldSubscribers(planned)])];
+      this.window.add(await this.deps.store.claims.findDue(now, Math.max(free, DUE_LOOK_AHEAD), leaveOut), nowMs);
+      this.lastStepAt = Date.now();
+    }
+    const known = this.window.rows(nowMs);
+    const due = known.length;
+    const chosen = this.slots.gates.choose(known, free, nowMs);
+    this.window.remove(chosen);
     // Nothing due, or only rows a subscriber's own limits hold back for now: the poll is keeping up.
     if (chosen.length === 0) this.lastKeptUpAt = this.lastStepAt;
-    // Rows left out for a busy subscriber are found again once one of its slots frees.
-    if (chosen.length < found.length) this.backlog = true;
-    if (chosen.length === 0) return 0;
+    // Rows left out for a busy subscriber are taken once one of its slots frees.
+    if (chosen.length < due) this.backlog = true;
+    if (chosen.length === 0) return { taken: 0, due };
     for (const row of chosen) this.slots.occupy(row.subscriberId, +1);
     let launched = new Set<string>();
     try {
@@ -251,10 +266,12 @@ export class Dispatcher implements FastPath {
       for (const [subscriberId, subscriber] of subscribers) this.slots.gates.learn(subscriberId, subscriber);
       const longest = Math.max(0, ...chosen.map((row) => subscribers.get(row.subscriberId)?.timeoutMs ?? 0));
       const token = this.newToken();
-      const won = await this.deps.store.claims.claim(chosen, token, now, new Date(now.getTime() + longest + this.deps.config.leaseMarginMs));
+      const won = await this.deps.store.claims.claim(chosen, token, now, new Date(nowMs + longest + this.deps.config.leaseMarginMs));
       this.lastStepAt = Date.now();
       launched = new Set(won.map((row) => row._id));
       if (won.length > 0) this.lastKeptUpAt = this.lastStepAt;
+      // Someone else is working the rows read ahead (another worker, a cancel, a retry): read afresh.
+      if (won.length < chosen.length) this.window.clear();
       // An event's sensitive values are opened once for all its rows in the batch.
       const payloads = new Map<string, EventPayload | undefined>();
       for (const row of won) {
@@ -264,10 +281,13 @@ export class Dispatcher implements FastPath {
         }
         void this.attempt(row, subscribers.get(row.subscriberId), payloads.get(row.eventId), false);
       }
+    } catch (error) {
+      this.window.clear();
+      throw error;
     } finally {
       for (const row of chosen) if (!launched.has(row._id)) this.slots.occupy(row.subscriberId, -1);
     }
-    return found.length;
+    return { taken: chosen.length, due };
   }
 
   private payloadOrUndefined(event: EventDocument): EventPayload | undefined {

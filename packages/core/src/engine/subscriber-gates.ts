@@ -85,8 +85,17 @@ export class SubscriberGates {
     return [...known].filter((id) => this.allowance(id, now) <= 0);
   }
 
-  /** The due rows that may start, oldest first, at most `free`. */
+  /** The due rows that may start, oldest first, at most `free`; they take their subscribers' rate tokens. */
   choose(rows: readonly DeliveryDocument[], free: number, now: number): DeliveryDocument[] {
+    const chosen = this.plan(rows, free, now);
+    const planned = new Map<string, number>();
+    for (const row of chosen) planned.set(row.subscriberId, (planned.get(row.subscriberId) ?? 0) + 1);
+    for (const [subscriberId, count] of planned) this.takeTokens(subscriberId, count);
+    return chosen;
+  }
+
+  /** What `choose` would choose, taking nothing. */
+  plan(rows: readonly DeliveryDocument[], free: number, now: number): DeliveryDocument[] {
     const planned = new Map<string, number>();
     const chosen: DeliveryDocument[] = [];
     for (const row of rows) {
@@ -96,7 +105,6 @@ export class SubscriberGates {
       planned.set(row.subscriberId, already + 1);
       chosen.push(row);
     }
-    for (const [subscriberId, count] of planned) this.takeTokens(subscriberId, count);
     return chosen;
   }
 

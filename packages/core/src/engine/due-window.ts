@@ -1,0 +1,65 @@
+// Due rows read ahead of the free slots. In a backlog, reading only as many rows as slots are free
+// makes every freed slot a read of the queue, and the read's cost follows the backlog where the
+// store cannot serve it from an index (FerretDB v1 decodes and sorts every PENDING row). One read
+// of up to `DUE_LOOK_AHEAD` rows serves the slots that free over the next moments instead.
+//
+// The rows kept are what the store held when it was read. That is safe: a claim names each row's
+// incarnation, so a row someone else claimed, retried or cancelled meanwhile is simply not won (and
+// the window is dropped, since others are working the same rows). Order is kept too: the window
+// holds the oldest due rows, and a row that becomes due later is due no earlier than those. What it
+// could cost is fairness, bounded by `DUE_WINDOW_MAX_AGE_MS`: rows of a subscriber that the window
+// does not hold are read once slots are left over (`wantsRead`), at most once per
+// `DUE_EMPTY_READ_PAUSE_MS` while such reads find nothing.
+import type { DeliveryDocument } from '../storage/documents.js';
+
+/** How many due rows one read may take (the claim still takes at most the free slots). */
+export const DUE_LOOK_AHEAD = 500;
+/** How long rows read ahead are used before the queue is read afresh. */
+export const DUE_WINDOW_MAX_AGE_MS = 1_000;
+/** After a read for left-over slots found nothing, how long until the next such read. */
+export const DUE_EMPTY_READ_PAUSE_MS = 250;
+
+export class DueWindow {
+  private held: DeliveryDocument[] = [];
+  private readAt = 0;
+  private emptyReadAt = Number.NEGATIVE_INFINITY;
+
+  /** The rows held, oldest due first; none once they are older than the window's age. */
+  rows(now: number): readonly DeliveryDocument[] {
+    if (this.held.length > 0 && now - this.readAt >= DUE_WINDOW_MAX_AGE_MS) this.held = [];
+    return this.held;
+  }
+
+  /** Whether to read the queue for `leftOver` slots the held rows cannot fill. */
+  wantsRead(leftOver: number, now: number): boolean {
+    if (leftOver <= 0) return false;
+    return this.rows(now).length === 0 || now - this.emptyReadAt >= DUE_EMPTY_READ_PAUSE_MS;
+  }
+
+  /** The subscribers of the held rows that cannot start one now: a read for left-over slots leaves them out. */
+  heldSubscribers(except: readonly DeliveryDocument[]): string[] {
+    const starting = new Set(except.map((row) => row._id));
+    return [...new Set(this.held.filter((row) => !starting.has(row._id)).map((row) => row.subscriberId))];
+  }
+
+  /** Rows just read join those held, oldest due first. */
+  add(read: readonly DeliveryDocument[], now: number): void {
+    if (read.length === 0) this.emptyReadAt = now;
+    if (this.held.length === 0) this.readAt = now;
+    const known = new Set(this.held.map((row) => row._id));
+    const fresh = read.filter((row) => !known.has(row._id));
+    if (fresh.length === 0) return;
+    this.held = [...this.held, ...fresh].sort((a, b) => (a.nextAttemptAt?.getTime() ?? 0) - (b.nextAttemptAt?.getTime() ?? 0));
+  }
+
+  /** Rows taken to claim leave the window, won or not. */
+  remove(taken: readonly DeliveryDocument[]): void {
+    if (taken.length === 0) return;
+    const ids = new Set(taken.map((row) => row._id));
+    this.held = this.held.filter((row) => !ids.has(row._id));
+  }
+
+  clear(): void {
+    this.held = [];
+  }
+}

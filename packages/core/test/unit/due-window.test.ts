@@ -1,0 +1,48 @@
+// Due rows read ahead of the free slots (engine/due-window.ts), pure.
+import { expect, test } from 'vitest';
+import { DUE_EMPTY_READ_PAUSE_MS, DUE_WINDOW_MAX_AGE_MS, DueWindow } from '../../src/engine/due-window.js';
+import type { DeliveryDocument } from '../../src/storage/documents.js';
+
+const row = (id: string, subscriberId: string, dueAt: number) => ({ _id: id, subscriberId, nextAttemptAt: new Date(dueAt) }) as DeliveryDocument;
+const ids = (rows: readonly DeliveryDocument[]) => rows.map((held) => held._id);
+
+test('rows read join those held oldest due first, once each; taken rows leave', () => {
+  const window = new DueWindow();
+  window.add([row('a1', 'a', 10), row('a2', 'a', 30)], 0);
+  window.add([row('b1', 'b', 20), row('a1', 'a', 10)], 5);
+  expect(ids(window.rows(5))).toEqual(['a1', 'b1', 'a2']);
+  window.remove([row('b1', 'b', 20)]);
+  expect(ids(window.rows(6))).toEqual(['a1', 'a2']);
+  window.clear();
+  expect(window.rows(7)).toEqual([]);
+});
+
+test('held rows go once the window is older than its age, counted from the read that filled it', () => {
+  const window = new DueWindow();
+  window.add([row('a1', 'a', 10)], 1_000);
+  window.add([row('b1', 'b', 20)], 1_000 + DUE_WINDOW_MAX_AGE_MS - 1); // joins; does not make it younger
+  expect(ids(window.rows(1_000 + DUE_WINDOW_MAX_AGE_MS - 1))).toEqual(['a1', 'b1']);
+  expect(window.rows(1_000 + DUE_WINDOW_MAX_AGE_MS)).toEqual([]);
+  window.add([row('c1', 'c', 30)], 5_000); // a fresh read starts a new window
+  expect(ids(window.rows(5_000 + DUE_WINDOW_MAX_AGE_MS - 1))).toEqual(['c1']);
+});
+
+test('a read for left-over slots: always when nothing is held, else not again soon after one found nothing', () => {
+  const window = new DueWindow();
+  expect(window.wantsRead(0, 0)).toBe(false); // every slot filled from the window
+  expect(window.wantsRead(3, 0)).toBe(true);
+  window.add([row('a1', 'a', 10)], 0);
+  expect(window.wantsRead(3, 1)).toBe(true); // nothing said yet that the store has no more
+  window.add([], 2);
+  expect(window.wantsRead(3, 2 + DUE_EMPTY_READ_PAUSE_MS - 1)).toBe(false);
+  expect(window.wantsRead(3, 2 + DUE_EMPTY_READ_PAUSE_MS)).toBe(true);
+  window.clear();
+  expect(window.wantsRead(3, 3)).toBe(true); // nothing held: read, paused or not
+});
+
+test('the subscribers a read for left-over slots leaves out: those of held rows not starting now', () => {
+  const window = new DueWindow();
+  window.add([row('a1', 'a', 10), row('a2', 'a', 11), row('b1', 'b', 12)], 0);
+  expect(window.heldSubscribers([row('b1', 'b', 12)]).sort()).toEqual(['a']);
+  expect(window.heldSubscribers([]).sort()).toEqual(['a', 'b']);
+});
