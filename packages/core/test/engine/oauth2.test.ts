@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { ConfigError, createHerald, ValidationError, type OAuth2Input, type WebhookSubscriberCreateRequest } from '../../src/index.js';
 import { eventSettles, eventually, scope, startHarness, type Harness } from './support/harness.js';
 import { answer, startSink, type Sink } from './support/sink.js';
-import { startTokenServer, type TokenServer } from './support/token-server.js';
+import { startTokenServer, type TokenServer } from '../../../../test/support/token-server.js';
 
 const CLIENT_SECRET = 'client-secret-0123456789';
 
