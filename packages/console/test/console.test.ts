@@ -605,6 +605,7 @@ describe('Herald console', () => {
     const page = await context.newPage();
     const problems = watchForProblems(page);
     const stored = () => api<{ oauth2?: { clientId: string; clientSecretSet: boolean } }>('GET', '/api/v0.9/webhook-subscribers/oauth2-form');
+    const shots = screenshots(page, 'oauth2');
     try {
       await page.goto(`${origin}/console/#/subscribers/new`);
       await page.getByLabel('API token').fill(host.adminToken);
@@ -620,6 +621,7 @@ describe('Herald console', () => {
       await page.locator('#field-oauth2TokenUrl-error').waitFor();
       expect(await page.locator('#field-oauth2TokenUrl-error').textContent()).toContain('must be an https:// URL');
       await expectAccessible(page, 'subscriber form with a refused token URL');
+      await shots.step('refused-token-url');
 
       await page.getByLabel('OAuth2 token URL (optional)').fill('https://auth.example.com/token');
       await page.getByRole('button', { name: 'Create subscriber' }).click();
@@ -629,6 +631,7 @@ describe('Herald console', () => {
       await shown.getByText('https://auth.example.com/token', { exact: true }).waitFor();
       expect(await page.content()).not.toContain(secret);
       expect((await stored()).oauth2).toMatchObject({ clientId: 'console-client', clientSecretSet: true });
+      await shots.step('detail');
 
       await page.getByRole('button', { name: 'Edit' }).click();
       await page.getByRole('heading', { level: 1, name: 'Edit OAuth2 form' }).waitFor();
