@@ -1264,6 +1264,7 @@ export interface components {
             /** @description Which egress proxy carries this subscriber's deliveries: the name of a proxy the operator configured (`HERALD_EGRESS_PROXIES`), or `none` to send directly. Omitted: the host's default (`HERALD_EGRESS_PROXY`, else direct). Proxy URLs and credentials are operator configuration only. The SSRF guard applies through a proxy too. See docs/operations.md. */
             egressProxy?: string;
             tls?: components["schemas"]["WebhookSubscriberTls"];
+            oauth2?: components["schemas"]["WebhookSubscriberOAuth2"];
         };
         /**
          * WebhookSubscriberDeliveryList
@@ -1383,6 +1384,7 @@ export interface components {
             egressProxy?: string;
             hasSecret: boolean;
             tls?: components["schemas"]["WebhookSubscriberTlsSummary"];
+            oauth2?: components["schemas"]["WebhookSubscriberOAuth2Summary"];
             health?: components["schemas"]["SubscriberHealth"];
             disabledReason?: components["schemas"]["SubscriberDisabledReason"];
             /** @description Creator's identity, or `deleted_user`. */
@@ -1391,6 +1393,37 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt: string;
+        };
+        /**
+         * WebhookSubscriberOAuth2
+         * @description OAuth2 client credentials: Herald obtains an access token from tokenUrl, keeps it until shortly before it expires, and sends it as `Authorization: Bearer …` beside the signature. Replaced as a whole.
+         */
+        WebhookSubscriberOAuth2: {
+            /** @description The token endpoint: https, or http to a loopback address only. Called through the same SSRF guard and egress proxy as the target. */
+            tokenUrl: string;
+            clientId: string;
+            /** @description Stored encrypted like `secret`, never returned. */
+            clientSecret: string;
+            /** @description Sent as the token request's `scope`. */
+            scope?: string;
+            /** @description Sent as the token request's `audience`. */
+            audience?: string;
+            /** @description How the client id and secret reach the token endpoint: `basic` (default) as an HTTP Basic Authorization header (RFC 6749 §2.3.1), `body` as client_id and client_secret form fields. */
+            clientAuthentication?: "basic" | "body";
+        };
+        /**
+         * WebhookSubscriberOAuth2Summary
+         * @description A subscriber's OAuth2 client credentials; present when set. The client secret is never returned.
+         */
+        WebhookSubscriberOAuth2Summary: {
+            tokenUrl: string;
+            clientId: string;
+            /** @description Always true: a client secret is stored (it is never returned). */
+            clientSecretSet: boolean;
+            scope?: string;
+            audience?: string;
+            /** @description How the client id and secret reach the token endpoint: `basic` (default) as an HTTP Basic Authorization header (RFC 6749 §2.3.1), `body` as client_id and client_secret form fields. */
+            clientAuthentication: "basic" | "body";
         };
         /**
          * WebhookSubscriberRequest
@@ -1436,6 +1469,8 @@ export interface components {
             egressProxy?: string | null;
             /** @description Replaces the client certificate, key and CA bundle as a whole; null removes them. */
             tls?: components["schemas"]["WebhookSubscriberTls"] | null;
+            /** @description Replaces the OAuth2 client credentials as a whole (the client secret included); null removes them. */
+            oauth2?: components["schemas"]["WebhookSubscriberOAuth2"] | null;
         };
         /**
          * WebhookSubscriberResponseSchema
@@ -1485,6 +1520,7 @@ export interface components {
             egressProxy?: string;
             hasSecret: boolean;
             tls?: components["schemas"]["WebhookSubscriberTlsSummary"];
+            oauth2?: components["schemas"]["WebhookSubscriberOAuth2Summary"];
             health?: components["schemas"]["SubscriberHealth"];
             disabledReason?: components["schemas"]["SubscriberDisabledReason"];
             /** @description Creator's identity, or `deleted_user`. */

@@ -29,6 +29,12 @@ describe('WebhookSubscriber CRD', () => {
     expect(stored.spec.tlsSecretRef).toEqual({ name: 'hook-tls' });
   });
 
+  it('takes oauth2 credentials, defaulting the client secret key', () => {
+    expect(apply('oauth2', { targetUrl: 'https://example.com/hook', oauth2: { tokenUrl: 'https://auth.example.com/token', clientId: 'herald', clientSecretRef: { name: 'hook-oauth2' }, scope: 'hooks' } }).status).toBe(0);
+    const stored = JSON.parse(kubectlOk(['get', 'webhooksubscriber', 'oauth2', '-n', namespace, '-o', 'json'])) as { spec: Record<string, unknown> };
+    expect(stored.spec.oauth2).toEqual({ tokenUrl: 'https://auth.example.com/token', clientId: 'herald', clientSecretRef: { name: 'hook-oauth2', key: 'clientSecret' }, scope: 'hooks' });
+  });
+
   it('keeps a payload filter as written, operators and dotted paths included', () => {
     const filter = { 'data.amount': { $gte: 100 }, $or: [{ 'data.currency': 'EUR' }, { aggregateId: { $startsWith: 'vip_' } }] };
     expect(apply('filtered', { targetUrl: 'https://example.com/hook', filter }).status).toBe(0);
@@ -77,6 +83,9 @@ describe('WebhookSubscriber CRD', () => {
     ['a missing targetUrl', { events: ['a.b'] }, 'spec.targetUrl: Required value'],
     ['a secretRef without a name', { targetUrl: 'https://e.com/', secretRef: { key: 'k' } }, 'spec.secretRef.name: Required value'],
     ['a tlsSecretRef without a name', { targetUrl: 'https://e.com/', tlsSecretRef: {} }, 'spec.tlsSecretRef.name: Required value'],
+    ['oauth2 without a clientSecretRef', { targetUrl: 'https://e.com/', oauth2: { tokenUrl: 'https://a/t', clientId: 'c' } }, 'spec.oauth2.clientSecretRef: Required value'],
+    ['an inline oauth2 client secret', { targetUrl: 'https://e.com/', oauth2: { tokenUrl: 'https://a/t', clientId: 'c', clientSecretRef: { name: 's' }, clientSecret: 'x' } }, 'unknown field "spec.oauth2.clientSecret"'],
+    ['an unknown oauth2 client authentication', { targetUrl: 'https://e.com/', oauth2: { tokenUrl: 'https://a/t', clientId: 'c', clientSecretRef: { name: 's' }, clientAuthentication: 'jwt' } }, 'spec.oauth2.clientAuthentication: Unsupported value'],
     ['a key inside tlsSecretRef (a kubernetes.io/tls Secret has fixed keys)', { targetUrl: 'https://e.com/', tlsSecretRef: { name: 't', key: 'tls.key' } }, 'unknown field "spec.tlsSecretRef.key"'],
   ])('rejects %s with a clear message', (_what, spec, message) => {
     const result = apply(`bad-${Math.random().toString(36).slice(2, 8)}`, spec);

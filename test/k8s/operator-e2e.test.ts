@@ -5,6 +5,7 @@ import { verify } from '@herald/receiver';
 import type { RunningOperator } from '@herald/operator';
 import { certificateFactory } from '../support/certificates.js';
 import { startLocalOperator } from '../support/local-operator.js';
+import { startTokenServer } from '../support/token-server.js';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -208,6 +209,38 @@ describe('operator end to end', () => {
       expect(operatorLogs.join('')).not.toContain('PRIVATE KEY');
     } finally {
       certs.dispose();
+    }
+  });
+
+  it('pushes OAuth2 credentials with the client secret from a Secret: deliveries carry the token, a changed Secret is used for the next token, removal removes them', async () => {
+    const tokens = await startTokenServer();
+    try {
+      const oauth2Secret = (value: string) => ({ apiVersion: 'v1', kind: 'Secret', metadata: { name: 'oauth2-client', namespace }, stringData: { clientSecret: `${value}\n` } });
+      const oauth2Of = async (id: string) => ((await getSubscriber(id)) as (ApiSubscriber & { oauth2?: { clientId: string; clientSecretSet: boolean } }) | undefined)?.oauth2;
+      const id = `${namespace}.oauth2`;
+      const spec = { targetUrl: `${sink.url}/oauth2`, events: ['invoice.*'], oauth2: { tokenUrl: tokens.url, clientId: 'e2e-client', clientSecretRef: { name: 'oauth2-client' }, scope: 'hooks' } };
+      applyYaml([oauth2Secret('first-client-secret'), subscriberManifest('oauth2', spec)]);
+      expect(await waitFor('OAuth2 credentials in Herald', () => oauth2Of(id))).toEqual(expect.objectContaining({ clientId: 'e2e-client', clientSecretSet: true }));
+      await waitForCondition('oauth2', 'Ready', 'True', 'Synced', 1);
+      const first = await deliveryOf('invoice.paid', '/oauth2');
+      expect(first.headers.authorization).toBe(`Bearer ${tokens.issued.at(-1)}`);
+      expect(tokens.grants.at(-1)).toMatchObject({ basic: { clientId: 'e2e-client', clientSecret: 'first-client-secret' }, form: { scope: 'hooks' } });
+
+      const pushedVersion = (await readResource('oauth2'))?.status as { oauth2SecretVersion?: string } | undefined;
+      applyYaml([oauth2Secret('rotated-client-secret')]);
+      await waitFor('the changed Secret pushed', async () => (((await readResource('oauth2'))?.status as { oauth2SecretVersion?: string } | undefined)?.oauth2SecretVersion !== pushedVersion?.oauth2SecretVersion ? true : undefined));
+      const second = await deliveryOf('invoice.refunded', '/oauth2');
+      expect(tokens.grants.at(-1)?.basic).toEqual({ clientId: 'e2e-client', clientSecret: 'rotated-client-secret' });
+      expect(second.headers.authorization).toBe(`Bearer ${tokens.issued.at(-1)}`);
+
+      const { oauth2: _removed, ...withoutOAuth2 } = spec;
+      applyYaml([subscriberManifest('oauth2', withoutOAuth2)]);
+      await waitFor('credentials removed', async () => ((await getSubscriber(id)) && (await oauth2Of(id)) === undefined ? true : undefined));
+      const joined = operatorLogs.join('');
+      expect(joined).not.toContain('first-client-secret');
+      expect(joined).not.toContain('rotated-client-secret');
+    } finally {
+      await tokens.close();
     }
   });
 

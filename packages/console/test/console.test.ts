@@ -599,6 +599,54 @@ describe('Herald console', () => {
       certs.dispose();
     }
   }, 120_000);
+  it('sets OAuth2 credentials from the form (plain http off this machine refused at its field), shows the client and token URL, never the secret, and removes them', async () => {
+    const secret = 'console-oauth2-secret-31';
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const problems = watchForProblems(page);
+    const stored = () => api<{ oauth2?: { clientId: string; clientSecretSet: boolean } }>('GET', '/api/v0.9/webhook-subscribers/oauth2-form');
+    const shots = screenshots(page, 'oauth2');
+    try {
+      await page.goto(`${origin}/console/#/subscribers/new`);
+      await page.getByLabel('API token').fill(host.adminToken);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+      await page.getByRole('heading', { level: 1, name: 'New subscriber' }).waitFor();
+      await page.locator('#field-id').fill('oauth2-form');
+      await page.locator('#field-displayName').fill('OAuth2 form');
+      await page.locator('#field-targetUrl').fill('https://example.com/oauth2');
+      await page.getByLabel('OAuth2 token URL (optional)').fill('http://auth.example.com/token');
+      await page.getByLabel('OAuth2 client id', { exact: true }).fill('console-client');
+      await page.getByLabel('OAuth2 client secret', { exact: true }).fill(secret);
+      await page.getByRole('button', { name: 'Create subscriber' }).click();
+      await page.locator('#field-oauth2TokenUrl-error').waitFor();
+      expect(await page.locator('#field-oauth2TokenUrl-error').textContent()).toContain('must be an https:// URL');
+      await expectAccessible(page, 'subscriber form with a refused token URL');
+      await shots.step('refused-token-url');
+
+      await page.getByLabel('OAuth2 token URL (optional)').fill('https://auth.example.com/token');
+      await page.getByRole('button', { name: 'Create subscriber' }).click();
+      await page.getByText('Subscriber OAuth2 form was created.').waitFor();
+      const shown = page.locator('dt:text-is("OAuth2") + dd');
+      await shown.getByText('console-client', { exact: true }).waitFor();
+      await shown.getByText('https://auth.example.com/token', { exact: true }).waitFor();
+      expect(await page.content()).not.toContain(secret);
+      expect((await stored()).oauth2).toMatchObject({ clientId: 'console-client', clientSecretSet: true });
+      await shots.step('detail');
+
+      await page.getByRole('button', { name: 'Edit' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Edit OAuth2 form' }).waitFor();
+      expect(await page.getByLabel('OAuth2 client secret', { exact: true }).inputValue()).toBe('');
+      expect(await page.getByLabel('OAuth2 client id', { exact: true }).inputValue()).toBe('console-client');
+      await page.getByLabel('Remove the OAuth2 client credentials').check();
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByText('Saved oauth2 of OAuth2 form.').waitFor();
+      await shown.getByText('None', { exact: true }).waitFor();
+      expect((await stored()).oauth2).toBeUndefined();
+      expect(problems).toEqual([]);
+    } finally {
+      await context.close();
+    }
+  }, 120_000);
   it('shows under the events list how long settled events are kept, and where that comes from', async () => {
     await api('PUT', '/api/v0.9/webhook-retention', {});
     await publish('ledger.posted');

@@ -60,6 +60,17 @@ async function assertSecretsReadable(collections: Collections, keyIds: readonly 
         : `subscribers have secrets sealed with master key "${unreadable.secret.keyId}", which is not configured`,
     );
   }
+  const unreadableOAuth2 = await collections.subscribers.findOne(
+    { 'oauth2.clientSecret': { $exists: true }, 'oauth2.clientSecret.keyId': { $nin: [...keyIds] } },
+    { projection: { 'oauth2.clientSecret.keyId': 1 } },
+  );
+  if (unreadableOAuth2?.oauth2) {
+    throw new ConfigError(
+      keyIds.length === 0
+        ? 'subscribers have OAuth2 client secrets stored, but no master key is configured (masterKeys option)'
+        : `subscribers have OAuth2 client secrets sealed with master key "${unreadableOAuth2.oauth2.clientSecret.keyId}", which is not configured`,
+    );
+  }
   const unreadableKey = await collections.subscribers.findOne(
     { 'tls.key': { $exists: true }, 'tls.key.keyId': { $nin: [...keyIds] } },
     { projection: { 'tls.key.keyId': 1 } },

@@ -57,6 +57,8 @@ export type {
   FieldError,
   Page,
   PageQuery,
+  OAuth2Input,
+  OAuth2Summary,
   Pagination,
   PublishBatchAccepted,
   PublishBatchItem,

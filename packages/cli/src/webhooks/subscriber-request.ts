@@ -18,6 +18,47 @@ export interface SubscriberFlags {
   readonly egressProxy?: string | undefined;
   /** `--client-cert`, `--client-key`, `--ca-bundle` (files already read) and `--no-client-cert`. */
   readonly clientTls?: ClientTlsFlags | undefined;
+  /** `--oauth2-*` (the client secret file already read) and `--no-oauth2`. */
+  readonly oauth2?: OAuth2Flags | undefined;
+}
+
+export interface OAuth2Flags {
+  readonly tokenUrl?: string | undefined;
+  readonly clientId?: string | undefined;
+  readonly clientSecret?: string | undefined;
+  readonly scope?: string | undefined;
+  readonly audience?: string | undefined;
+  readonly clientAuth?: string | undefined;
+  readonly remove: boolean;
+}
+
+const OAUTH2_PARTS = '--oauth2-token-url, --oauth2-client-id, --oauth2-client-secret-file, --oauth2-scope, --oauth2-audience or --oauth2-client-auth';
+
+/**
+ * The subscriber's `oauth2`: the server replaces it as a whole, so the token URL, client id and
+ * client secret always go together; `--no-oauth2` removes it (null). Undefined: no change.
+ */
+export function oauth2FromFlags(flags: OAuth2Flags): Record<string, string> | null | undefined {
+  const given = [flags.tokenUrl, flags.clientId, flags.clientSecret, flags.scope, flags.audience, flags.clientAuth].some((value) => value !== undefined);
+  if (flags.remove) {
+    if (given) throw usageError('CONFLICTING_FLAGS', `--no-oauth2 cannot be combined with ${OAUTH2_PARTS}`);
+    return null;
+  }
+  if (!given) return undefined;
+  if (flags.tokenUrl === undefined || flags.clientId === undefined || flags.clientSecret === undefined) {
+    throw usageError('MISSING_FLAG', '--oauth2-token-url, --oauth2-client-id and --oauth2-client-secret-file go together: the server replaces the credentials as a whole');
+  }
+  if (flags.clientAuth !== undefined && flags.clientAuth !== 'basic' && flags.clientAuth !== 'body') {
+    throw usageError('INVALID_FLAG_VALUE', `--oauth2-client-auth must be basic or body, got "${flags.clientAuth}"`);
+  }
+  return {
+    tokenUrl: flags.tokenUrl,
+    clientId: flags.clientId,
+    clientSecret: flags.clientSecret,
+    ...(flags.scope !== undefined ? { scope: flags.scope } : {}),
+    ...(flags.audience !== undefined ? { audience: flags.audience } : {}),
+    ...(flags.clientAuth !== undefined ? { clientAuthentication: flags.clientAuth } : {}),
+  };
 }
 
 export interface ClientTlsFlags {
@@ -118,6 +159,8 @@ export function subscriberRequestFromFlags(flags: SubscriberFlags, base: Readonl
   if (flags.egressProxy !== undefined) body.egressProxy = parseEgressProxy(flags.egressProxy);
   const tls = flags.clientTls ? clientTlsFromFlags(flags.clientTls) : undefined;
   if (tls !== undefined) body.tls = tls;
+  const oauth2 = flags.oauth2 ? oauth2FromFlags(flags.oauth2) : undefined;
+  if (oauth2 !== undefined) body.oauth2 = oauth2;
   return body;
 }
 

@@ -50,6 +50,13 @@ const bodyFlags: readonly FlagSpec[] = [
   { name: 'client-key', kind: 'string', valueName: 'file', description: 'PEM private key of --client-cert; stored encrypted, never shown' },
   { name: 'ca-bundle', kind: 'string', valueName: 'file', description: "PEM CA certificates trusted for the endpoint's server certificate, instead of the public ones" },
   { name: 'no-client-cert', kind: 'boolean', description: 'Remove the client certificate, its key and the CA bundle' },
+  { name: 'oauth2-token-url', kind: 'string', valueName: 'url', description: 'OAuth2 token endpoint Herald obtains a Bearer token from (client credentials); needs --oauth2-client-id and --oauth2-client-secret-file' },
+  { name: 'oauth2-client-id', kind: 'string', valueName: 'id', description: 'OAuth2 client id' },
+  { name: 'oauth2-client-secret-file', kind: 'string', valueName: 'file', description: 'Read the OAuth2 client secret from a file ("-" = stdin); stored encrypted, never shown' },
+  { name: 'oauth2-scope', kind: 'string', valueName: 'scopes', description: 'OAuth2 scope asked for (space-separated)' },
+  { name: 'oauth2-audience', kind: 'string', valueName: 'audience', description: 'OAuth2 audience asked for' },
+  { name: 'oauth2-client-auth', kind: 'string', valueName: 'basic|body', description: 'How the client id and secret reach the token endpoint (default basic: an HTTP Basic header)' },
+  { name: 'no-oauth2', kind: 'boolean', description: 'Remove the OAuth2 client credentials' },
   { name: 'enabled', kind: 'string', valueName: 'true|false', description: 'Whether the subscriber receives deliveries' },
   { name: 'timeout-ms', kind: 'string', valueName: 'ms', description: 'Delivery time-out in milliseconds' },
   { name: 'secret-file', kind: 'string', valueName: 'file', description: 'Read the signing secret from a file ("-" = stdin)' },
@@ -120,6 +127,8 @@ const helps = {
       'herald webhooks subscribers update billing --egress-proxy eu',
       'herald webhooks subscribers update billing --client-cert client.crt --client-key client.key --ca-bundle receiver-ca.crt',
       'herald webhooks subscribers update billing --no-client-cert',
+      'herald webhooks subscribers update billing --oauth2-token-url https://auth.example.com/oauth/token --oauth2-client-id herald --oauth2-client-secret-file client-secret.txt --oauth2-scope webhooks:receive',
+      'herald webhooks subscribers update billing --no-oauth2',
     ],
   },
   delete: {
@@ -196,6 +205,17 @@ async function requestBody(args: ParsedArgs): Promise<Record<string, unknown>> {
     caBundle: await readPem('ca-bundle'),
     remove: booleanFlag(args, 'no-client-cert'),
   };
+  const clientSecretFile = stringFlag(args, 'oauth2-client-secret-file');
+  const oauth2 = {
+    tokenUrl: stringFlag(args, 'oauth2-token-url'),
+    clientId: stringFlag(args, 'oauth2-client-id'),
+    // Like --secret-file: a secret never travels in argv, where other users' `ps` could read it.
+    clientSecret: clientSecretFile === undefined ? undefined : (await readFileOrStdin(clientSecretFile, '--oauth2-client-secret-file')).toString('utf8').trim(),
+    scope: stringFlag(args, 'oauth2-scope'),
+    audience: stringFlag(args, 'oauth2-audience'),
+    clientAuth: stringFlag(args, 'oauth2-client-auth'),
+    remove: booleanFlag(args, 'no-oauth2'),
+  };
   return subscriberRequestFromFlags(
     {
       id: stringFlag(args, 'id'),
@@ -209,6 +229,7 @@ async function requestBody(args: ParsedArgs): Promise<Record<string, unknown>> {
       ordering: stringFlag(args, 'ordering'),
       egressProxy: stringFlag(args, 'egress-proxy'),
       clientTls,
+      oauth2,
     },
     base,
   );

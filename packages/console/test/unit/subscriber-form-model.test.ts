@@ -128,4 +128,31 @@ describe('subscriber form: per-key ordering', () => {
     expect(formFieldOf('tls.caBundle')).toBe('caBundle');
     expect(formFieldOf('tls')).toBe('clientCertificate');
   });
+
+  it('oauth2: sent whole with a new secret or any changed field, removed only on request, the secret never read back; API fields mapped', () => {
+    const withOAuth2: Subscriber = {
+      ...stored,
+      oauth2: { tokenUrl: 'https://auth.example.com/t', clientId: 'herald', clientSecretSet: true, scope: 'a b', clientAuthentication: 'basic' },
+    };
+    const values = valuesOf(withOAuth2);
+    expect([values.oauth2TokenUrl, values.oauth2ClientId, values.oauth2ClientSecret, values.oauth2Scope, values.oauth2SecretInBody]).toEqual(['https://auth.example.com/t', 'herald', '', 'a b', false]);
+    expect(changedFields(withOAuth2, values)).toEqual({});
+    expect(changedFields(withOAuth2, { ...values, oauth2ClientSecret: 'new-secret' })).toEqual({
+      oauth2: { tokenUrl: 'https://auth.example.com/t', clientId: 'herald', clientSecret: 'new-secret', scope: 'a b', clientAuthentication: 'basic' },
+    });
+    // Without the secret the API names it as missing; the form sends what it has.
+    expect(changedFields(withOAuth2, { ...values, oauth2Scope: 'c' })).toEqual({ oauth2: { tokenUrl: 'https://auth.example.com/t', clientId: 'herald', scope: 'c', clientAuthentication: 'basic' } });
+    expect(changedFields(withOAuth2, { ...values, removeOAuth2: true })).toEqual({ oauth2: null });
+    expect(changedFields(stored, { ...valuesOf(stored), removeOAuth2: true })).toEqual({});
+    expect(createBody({ ...EMPTY_FORM, displayName: 'x', targetUrl: 'https://e.com/' })).not.toHaveProperty('oauth2');
+    expect(createBody({ ...EMPTY_FORM, displayName: 'x', targetUrl: 'https://e.com/', oauth2TokenUrl: ' https://a/t ', oauth2ClientId: 'id', oauth2ClientSecret: 's', oauth2SecretInBody: true }).oauth2).toEqual({
+      tokenUrl: 'https://a/t',
+      clientId: 'id',
+      clientSecret: 's',
+      clientAuthentication: 'body',
+    });
+    expect(formFieldOf('oauth2.clientSecret')).toBe('oauth2ClientSecret');
+    expect(formFieldOf('oauth2.tokenUrl')).toBe('oauth2TokenUrl');
+    expect(formFieldOf('oauth2')).toBe('oauth2TokenUrl');
+  });
 });

@@ -40,6 +40,8 @@ import { DUE_LOOK_AHEAD, DueWindow } from './due-window.js';
 import type { HttpSender } from './http/sender.js';
 import type { ClientTlsCache } from './client-tls.js';
 import type { KeyCache } from './keys.js';
+import { sendWithBearer } from './oauth2/authorized-send.js';
+import type { TokenSource } from './oauth2/token-cache.js';
 import { AttemptObserver } from './observation.js';
 import { decide } from './outcome.js';
 import { OutcomeBatcher } from './outcome-batcher.js';
@@ -58,6 +60,8 @@ export interface DispatcherDeps {
   logger: EngineLogger;
   keys: KeyCache;
   clientTls: ClientTlsCache;
+  /** Access tokens of subscribers with OAuth2 credentials (oauth2/token-cache.ts). */
+  tokens: TokenSource;
   /** The event as an attempt needs it (sensitive values opened). */
   payloadOf(event: EventDocument): EventPayload;
   now?: () => Date;
@@ -340,8 +344,10 @@ export class Dispatcher implements FastPath {
       const outgoing = buildOutgoing({ row, subscriber, signing: keys.signing, clientTls, body, profile: this.deps.profile, now: startedAt, userAgent: this.deps.config.userAgent });
       const observed = this.observer.start(row, probe, startedAt);
       const { traceparent } = observed;
-      const result = await this.deps.sender
-        .send({ ...outgoing, headers: traceparent ? { ...outgoing.headers, traceparent } : outgoing.headers, signal: this.shutdown.signal });
+      const traced = { ...outgoing, headers: traceparent ? { ...outgoing.headers, traceparent } : outgoing.headers, signal: this.shutdown.signal };
+      const result = subscriber.oauth2
+        ? await sendWithBearer({ sender: this.deps.sender, tokens: this.deps.tokens, subscriberId: row.subscriberId, oauth2: subscriber.oauth2, outgoing: traced })
+        : await this.deps.sender.send(traced);
       const finishedAt = this.now();
       const attemptsMade = row.attempts + 1;
       if (result.kind === 'error' && this.shutdown.signal.aborted) {

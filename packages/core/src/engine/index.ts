@@ -19,6 +19,7 @@ import { createMaintenance } from './jobs.js';
 import { checkAutoDisable } from './auto-disable.js';
 import { createClientTlsCache } from './client-tls.js';
 import { createKeyCache } from './keys.js';
+import { createTokenSource } from './oauth2/token-cache.js';
 import { DeliveryStore } from './store/index.js';
 import { watchForStalls, type StallWatch } from './stall-watch.js';
 import { parseOrderKey } from '../ordering/keys.js';
@@ -85,6 +86,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
           selfTargetPrefix: deps.options.selfTargetPrefix,
           egressProxies: createEgressProxies(deps.options),
         });
+        const tokens = createTokenSource({ request: { sender, userAgent: config.userAgent, now: () => (deps.now ?? (() => new Date()))().getTime() }, open: deps.openSecret });
         dispatcher = new Dispatcher({
           store,
           sender,
@@ -94,6 +96,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
           logger: deps.logger,
           keys,
           clientTls,
+          tokens,
           payloadOf: deps.payloadOf,
           stats,
           onHealthChange: (subscriberId, breaker, transition, previous) => {

@@ -12,6 +12,8 @@ export type NetworkErrorClass =
   | 'PROXY'
   | 'INVALID_URL'
   | 'NETWORK'
+  /** No access token could be had from the subscriber's OAuth2 token endpoint (engine/oauth2/). */
+  | 'OAUTH2'
   /** Cut short by this worker's shutdown (recorded; the row is handed back, not failed). */
   | 'INTERRUPTED';
 

@@ -10,7 +10,7 @@ import type { DeliveryDocument, SubscriberDocument } from '../storage/documents.
 
 export type SubscriberForSend = Pick<
   SubscriberDocument,
-  '_id' | 'enabled' | 'targetUrl' | 'timeoutMs' | 'secret' | 'previousSecrets' | 'maxConcurrency' | 'rateLimitPerSecond' | 'egressProxy' | 'tls' | 'disabledReason'
+  '_id' | 'enabled' | 'targetUrl' | 'timeoutMs' | 'secret' | 'previousSecrets' | 'maxConcurrency' | 'rateLimitPerSecond' | 'egressProxy' | 'tls' | 'disabledReason' | 'oauth2'
 >;
 
 export interface AdmitRequest {

@@ -3,6 +3,7 @@
 export * from './common.js';
 export * from './status.js';
 export * from './client-tls.js';
+export * from './oauth2.js';
 export * from './subscribers.js';
 export * from './events.js';
 export * from './publish-batch.js';

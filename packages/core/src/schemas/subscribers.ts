@@ -2,6 +2,7 @@
 import { Type, type Static } from 'typebox';
 import { Cursor, DateTime, NextCursor, NullableDateTime, NullableInteger, NullableString, PageOf, PageQuery } from './common.js';
 import { ClientTlsInput, ClientTlsSummary } from './client-tls.js';
+import { OAuth2Input, OAuth2Summary } from './oauth2.js';
 import { DeliverySequence } from './events.js';
 import { DeliveryStatus } from './status.js';
 
@@ -133,6 +134,7 @@ export const WebhookSubscriberCreateRequest = Type.Object(
     rateLimitPerSecond: Type.Optional(RateLimitPerSecond),
     egressProxy: Type.Optional(EgressProxy),
     tls: Type.Optional(ClientTlsInput),
+    oauth2: Type.Optional(OAuth2Input),
   },
   {
     additionalProperties: false,
@@ -165,6 +167,7 @@ export const WebhookSubscriberUpdateRequest = Type.Object(
     rateLimitPerSecond: Type.Optional(Type.Union([RateLimitPerSecond, Type.Null()], { description: 'null removes the limit.' })),
     egressProxy: Type.Optional(Type.Union([EgressProxy, Type.Null()], { description: "null returns to the host's default proxy." })),
     tls: Type.Optional(Type.Union([ClientTlsInput, Type.Null()], { description: 'Replaces the client certificate, key and CA bundle as a whole; null removes them.' })),
+    oauth2: Type.Optional(Type.Union([OAuth2Input, Type.Null()], { description: 'Replaces the OAuth2 client credentials as a whole (the client secret included); null removes them.' })),
   },
   {
     additionalProperties: false,
@@ -227,6 +230,7 @@ const subscriberFields = {
   egressProxy: Type.Optional(Type.String({ description: "The egress proxy's name, or `none` (direct); present when set." })),
   hasSecret: Type.Boolean(),
   tls: Type.Optional(ClientTlsSummary),
+  oauth2: Type.Optional(OAuth2Summary),
   health: Type.Optional(SubscriberHealth),
   disabledReason: Type.Optional(SubscriberDisabledReason),
   createdBy: Type.String({ description: "Creator's identity, or `deleted_user`." }),

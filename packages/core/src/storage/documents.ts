@@ -32,6 +32,16 @@ export interface SubscriberTlsDocument {
   caCertificates: number;
 }
 
+/** OAuth2 client credentials (validation/oauth2.ts): everything but the client secret in clear. */
+export interface SubscriberOAuth2Document {
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: SealedSecret;
+  scope?: string;
+  audience?: string;
+  clientAuthentication: 'basic' | 'body';
+}
+
 export interface SubscriberDocument {
   /** Internal uuid; never shown by the API (the handle is). */
   _id: string;
@@ -59,6 +69,7 @@ export interface SubscriberDocument {
   secret?: SealedSecret;
   previousSecrets?: PreviousSecret[];
   tls?: SubscriberTlsDocument;
+  oauth2?: SubscriberOAuth2Document;
   createdBy: string;
   updatedBy: string;
   createdAt: Date;

@@ -3,8 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import { matchKeysFor } from '../rules/matching.js';
 import { SUBSCRIBER_LIMITS, type WebhookSubscriberCreateRequest, type WebhookSubscriberUpdateRequest } from '../schemas/index.js';
-import type { ClientTlsInput } from '../schemas/index.js';
-import type { PreviousSecret, SealedSecret, SubscriberDocument, SubscriberTlsDocument } from '../storage/documents.js';
+import type { ClientTlsInput, OAuth2Input } from '../schemas/index.js';
+import type { PreviousSecret, SealedSecret, SubscriberDocument, SubscriberOAuth2Document, SubscriberTlsDocument } from '../storage/documents.js';
 import { clientCertificateFacts } from '../validation/client-tls.js';
 
 export interface ChangeContext {
@@ -43,6 +43,7 @@ export function newSubscriberDocument(input: WebhookSubscriberCreateRequest, con
   if (input.rateLimitPerSecond !== undefined) document.rateLimitPerSecond = input.rateLimitPerSecond;
   if (input.egressProxy !== undefined) document.egressProxy = input.egressProxy;
   if (input.tls !== undefined) document.tls = tlsDocument(input.tls, context);
+  if (input.oauth2 !== undefined) document.oauth2 = oauth2Document(input.oauth2, context);
   return document;
 }
 
@@ -53,6 +54,18 @@ function tlsDocument(input: ClientTlsInput, context: ChangeContext): SubscriberT
     ...(input.clientKey !== undefined ? { key: context.seal(input.clientKey) } : {}),
     ...(input.caBundle !== undefined ? { caBundle: input.caBundle } : {}),
     ...clientCertificateFacts(input),
+  };
+}
+
+/** Validated credentials as stored: the client secret sealed, `basic` spelled out when omitted. */
+function oauth2Document(input: OAuth2Input, context: ChangeContext): SubscriberOAuth2Document {
+  return {
+    tokenUrl: input.tokenUrl,
+    clientId: input.clientId,
+    clientSecret: context.seal(input.clientSecret),
+    ...(input.scope !== undefined ? { scope: input.scope } : {}),
+    ...(input.audience !== undefined ? { audience: input.audience } : {}),
+    clientAuthentication: input.clientAuthentication ?? 'basic',
   };
 }
 
@@ -91,6 +104,8 @@ export function patchedSubscriberDocument(
   else if (patch.egressProxy !== undefined) next.egressProxy = patch.egressProxy;
   if (patch.tls === null) delete next.tls;
   else if (patch.tls !== undefined) next.tls = tlsDocument(patch.tls, context);
+  if (patch.oauth2 === null) delete next.oauth2;
+  else if (patch.oauth2 !== undefined) next.oauth2 = oauth2Document(patch.oauth2, context);
   if (patch.filter === null) delete next.filter;
   else if (patch.filter !== undefined) next.filter = JSON.stringify(patch.filter);
   if (patch.ordering === 'aggregate') next.ordering = 'aggregate';

@@ -1,8 +1,8 @@
 // Subscriber documents → API shapes. Pure. The secret never leaves: only `hasSecret`; nor does the
-// TLS client key: only the certificate's facts.
+// TLS client key: only the certificate's facts; nor the OAuth2 client secret: only `clientSecretSet`.
 import type { WebhookSubscriberListItem, WebhookSubscriberResponse } from '../schemas/index.js';
-import type { ClientTlsSummary } from '../schemas/index.js';
-import type { SubscriberDocument, SubscriberHealthDocument, SubscriberTlsDocument } from '../storage/documents.js';
+import type { ClientTlsSummary, OAuth2Summary } from '../schemas/index.js';
+import type { SubscriberDocument, SubscriberHealthDocument, SubscriberOAuth2Document, SubscriberTlsDocument } from '../storage/documents.js';
 
 export const DELETED_USER = 'deleted_user';
 /** createdBy/updatedBy when a call names no actor (an embedding app acting on its own). */
@@ -43,6 +43,7 @@ export function toListItem(document: SubscriberDocument, existing?: ReadonlySet<
     ...(document.egressProxy !== undefined ? { egressProxy: document.egressProxy } : {}),
     hasSecret: document.secret !== undefined,
     ...(document.tls ? { tls: tlsSummary(document.tls) } : {}),
+    ...(document.oauth2 ? { oauth2: oauth2Summary(document.oauth2) } : {}),
     ...(health ? { health: { state: health.state, since: health.since.toISOString(), consecutiveFailures: health.consecutiveFailures, lastError: health.lastError } } : {}),
     ...(document.disabledReason && !document.enabled ? { disabledReason: { code: document.disabledReason.code, message: document.disabledReason.message, at: document.disabledReason.at.toISOString() } } : {}),
     createdBy: displayPrincipal(document.createdBy, existing),
@@ -63,5 +64,16 @@ function tlsSummary(tls: SubscriberTlsDocument): ClientTlsSummary {
     ...(tls.notBefore ? { notBefore: tls.notBefore.toISOString() } : {}),
     ...(tls.notAfter ? { notAfter: tls.notAfter.toISOString() } : {}),
     caCertificates: tls.caCertificates,
+  };
+}
+
+function oauth2Summary(oauth2: SubscriberOAuth2Document): OAuth2Summary {
+  return {
+    tokenUrl: oauth2.tokenUrl,
+    clientId: oauth2.clientId,
+    clientSecretSet: true,
+    ...(oauth2.scope !== undefined ? { scope: oauth2.scope } : {}),
+    ...(oauth2.audience !== undefined ? { audience: oauth2.audience } : {}),
+    clientAuthentication: oauth2.clientAuthentication,
   };
 }

@@ -8,11 +8,13 @@ import {
   EVENTS_EMPTY_MESSAGE,
   HANDLE_PATTERN,
   SUBSCRIBER_LIMITS as LIMITS,
+  type OAuth2Input,
   type WebhookSubscriberCreateRequest,
   type WebhookSubscriberUpdateRequest,
 } from '../schemas/index.js';
 import { booleanCheck, checkFields, integerCheck, isPlainObject, stringCheck, type Check } from '../validation/fields.js';
 import { clientTlsIssues } from '../validation/client-tls.js';
+import { normaliseOAuth2, oauth2Issues } from '../validation/oauth2.js';
 import { checkTargetUrl, normaliseSubscriberRequest } from '../validation/subscriber-input.js';
 
 const HANDLE = new RegExp(HANDLE_PATTERN);
@@ -92,12 +94,13 @@ const commonChecks = {
   filter: () => undefined,
   // Checked below, naming the offending part.
   tls: () => undefined,
+  oauth2: () => undefined,
 };
 
 interface ValidateOptions {
   required: readonly string[];
   sensitive: ReadonlySet<string>;
-  /** On update, null removes filter and tls. */
+  /** On update, null removes filter, tls and oauth2. */
   nullable: boolean;
   /** Certificates must be valid at this time. */
   now: Date;
@@ -109,6 +112,7 @@ function validate(input: unknown, checks: Record<string, Check>, { required, sen
   if (input.events !== undefined) issues.push(...eventsIssues(input.events));
   if (input.filter !== undefined && !(nullable && input.filter === null)) issues.push(...checkFilter(input.filter, sensitive));
   if (input.tls !== undefined && !(nullable && input.tls === null)) issues.push(...clientTlsIssues(input.tls, now));
+  if (input.oauth2 !== undefined && !(nullable && input.oauth2 === null)) issues.push(...oauth2Issues(input.oauth2));
   if (issues.length > 0) throw new ValidationError(issues);
   return input;
 }
@@ -117,20 +121,25 @@ function validate(input: unknown, checks: Record<string, Check>, { required, sen
 export function validateSubscriberCreate(input: unknown, sensitive: ReadonlySet<string> = new Set(), now = new Date()): WebhookSubscriberCreateRequest {
   const valid = validate(input, { ...commonChecks, secret: checkCreateSecret }, { required: ['displayName', 'targetUrl'], sensitive, nullable: false, now });
   // Embedders get the same stored spelling as the HTTP API: normalised URL, each pattern once.
-  const request = normaliseSubscriberRequest(valid as WebhookSubscriberCreateRequest);
+  const request = withOAuth2Normalised(normaliseSubscriberRequest(valid as WebhookSubscriberCreateRequest));
   // Omitted means every event (DECISIONS §3); stored as the pattern that says so, so that what a
   // read returns can be sent back as it is.
   return request.events === undefined ? { ...request, events: ['*'] } : request;
 }
 
-/** As validateSubscriberCreate; `filter: null` removes the filter, `tls: null` the client certificate. */
+/** As validateSubscriberCreate; `filter: null` removes the filter, `tls: null` the client certificate, `oauth2: null` the credentials. */
 export function validateSubscriberUpdate(input: unknown, sensitive: ReadonlySet<string> = new Set(), now = new Date()): WebhookSubscriberUpdateRequest {
   const valid = validate(
     input ?? {},
     { ...commonChecks, secret: checkUpdateSecret, maxConcurrency: orNull(commonChecks.maxConcurrency), rateLimitPerSecond: orNull(checkRate), egressProxy: orNull(checkEgressProxy) },
     { required: [], sensitive, nullable: true, now },
   );
-  return normaliseSubscriberRequest(valid as WebhookSubscriberUpdateRequest);
+  return withOAuth2Normalised(normaliseSubscriberRequest(valid as WebhookSubscriberUpdateRequest));
+}
+
+/** The token URL in the target URL's one stored spelling. */
+function withOAuth2Normalised<T extends { oauth2?: OAuth2Input | null | undefined }>(request: T): T {
+  return request.oauth2 ? { ...request, oauth2: normaliseOAuth2(request.oauth2) } : request;
 }
 
 /** The subscriberId path parameter: anything that is not a possible handle cannot exist. */

@@ -32,11 +32,16 @@ export function needsReconcile(before: ResourceFingerprint | undefined, after: R
   );
 }
 
-/** Keys of the WebhookSubscribers whose secretRef or tlsSecretRef names this Secret. */
+/** Keys of the WebhookSubscribers whose secretRef, tlsSecretRef or oauth2.clientSecretRef names this Secret. */
 export function subscribersUsingSecret(resources: readonly WebhookSubscriberResource[], secret: V1Secret): string[] {
   const namespace = secret.metadata?.namespace;
   const name = secret.metadata?.name;
   return resources
-    .filter((resource) => resource.metadata?.namespace === namespace && (resource.spec?.secretRef?.name === name || resource.spec?.tlsSecretRef?.name === name))
+    .filter((resource) => resource.metadata?.namespace === namespace && usesSecret(resource, name))
     .map((resource) => objectKey(namespace ?? '', resource.metadata?.name ?? ''));
+}
+
+function usesSecret(resource: WebhookSubscriberResource, name: string | undefined): boolean {
+  const spec = resource.spec;
+  return spec?.secretRef?.name === name || spec?.tlsSecretRef?.name === name || spec?.oauth2?.clientSecretRef?.name === name;
 }

@@ -33,6 +33,18 @@ export interface WebhookSubscriberSpec {
   secretRef?: SecretKeyReference;
   /** A Secret of type kubernetes.io/tls (tls.crt, tls.key, optional ca.crt): the client certificate Herald presents (mutual TLS). */
   tlsSecretRef?: { name: string };
+  /** OAuth2 client credentials; the client secret comes from a Secret in the same namespace. */
+  oauth2?: OAuth2Spec;
+}
+
+export interface OAuth2Spec {
+  tokenUrl: string;
+  clientId: string;
+  /** Defaulted to key "clientSecret" by the CRD. */
+  clientSecretRef: SecretKeyReference;
+  scope?: string;
+  audience?: string;
+  clientAuthentication?: 'basic' | 'body';
 }
 
 export type ConditionStatus = 'True' | 'False' | 'Unknown';
@@ -54,6 +66,8 @@ export interface WebhookSubscriberStatus {
   secretVersion?: string;
   /** uid/resourceVersion of the TLS Secret last pushed to Herald. */
   tlsSecretVersion?: string;
+  /** uid/resourceVersion of the OAuth2 client secret's Secret last pushed to Herald. */
+  oauth2SecretVersion?: string;
   conditions?: Condition[];
   /** Herald disabled the subscriber by itself (auto-disable); absent while it is not. */
   autoDisabled?: AutoDisabledStatus;

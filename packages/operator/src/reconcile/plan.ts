@@ -2,7 +2,7 @@
 // refuse because the subscriber belongs to someone else.
 import type { Subscriber, SubscriberRequest } from '../herald/types.js';
 import { EVERY_EVENT, type DesiredSubscriber } from './desired.js';
-import type { SecretResolution, TlsSecretResolution } from './secret.js';
+import type { OAuth2Credentials, OAuth2Resolution, SecretResolution, TlsSecretResolution } from './secret.js';
 import type { AutoDisabledStatus } from '../crd/types.js';
 
 export type SyncPlan =
@@ -24,6 +24,10 @@ export interface PlanInput {
   tls?: Extract<TlsSecretResolution, { kind: 'none' | 'found' }>;
   /** status.tlsSecretVersion: the TLS Secret version last pushed to Herald. */
   pushedTlsSecretVersion?: string | undefined;
+  /** spec.oauth2 with its client secret; absent: none. Only 'none' or 'found' reach planning. */
+  oauth2?: Extract<OAuth2Resolution, { kind: 'none' | 'found' }>;
+  /** status.oauth2SecretVersion: the client secret's Secret version last pushed to Herald. */
+  pushedOAuth2SecretVersion?: string | undefined;
   /** The CR carries the adopt annotation: take over a subscriber someone else created. */
   adoptForeign: boolean;
   /** metadata.generation of the spec being reconciled. */
@@ -93,6 +97,18 @@ export function keepsAutoDisable(actual: Subscriber, generation: number, reporte
   return !(sameDisable && generation > reported.observedGeneration);
 }
 
+/** Whether Herald's stored credentials (all but the secret) are the desired ones. */
+function sameOAuth2(stored: Subscriber['oauth2'], desired: OAuth2Credentials): boolean {
+  return (
+    stored !== undefined &&
+    sameUrl(stored.tokenUrl, desired.tokenUrl) &&
+    stored.clientId === desired.clientId &&
+    (stored.scope ?? null) === (desired.scope ?? null) &&
+    (stored.audience ?? null) === (desired.audience ?? null) &&
+    stored.clientAuthentication === (desired.clientAuthentication ?? 'basic')
+  );
+}
+
 export function planSync(input: PlanInput): SyncPlan {
   const { desired, secret, actual } = input;
   if (!actual) {
@@ -108,6 +124,7 @@ export function planSync(input: PlanInput): SyncPlan {
     };
     if (secret.kind === 'found') request.secret = secret.value;
     if (input.tls?.kind === 'found') request.tls = input.tls.tls;
+    if (input.oauth2?.kind === 'found') request.oauth2 = input.oauth2.oauth2;
     return { action: 'create', request };
   }
   if (actual.createdBy !== input.operatorPrincipal && !input.adoptForeign) return { action: 'conflict', createdBy: actual.createdBy };
@@ -122,6 +139,11 @@ export function planSync(input: PlanInput): SyncPlan {
   const tls = input.tls ?? { kind: 'none' };
   if (tls.kind === 'found' && (tls.version !== input.pushedTlsSecretVersion || !actual.tls)) patch.tls = tls.tls;
   else if (tls.kind === 'none' && actual.tls) patch.tls = null;
+  // Herald never returns the client secret either: a changed Secret, or any other field differing
+  // from what Herald shows, pushes the credentials again as a whole.
+  const oauth2 = input.oauth2 ?? { kind: 'none' };
+  if (oauth2.kind === 'found' && (oauth2.version !== input.pushedOAuth2SecretVersion || !sameOAuth2(actual.oauth2, oauth2.oauth2))) patch.oauth2 = oauth2.oauth2;
+  else if (oauth2.kind === 'none' && actual.oauth2) patch.oauth2 = null;
   const changedFields = Object.keys(patch);
   return changedFields.length === 0 ? { action: 'none' } : { action: 'update', patch, changedFields };
 }

@@ -12,7 +12,7 @@ import type { Metrics } from '../metrics.js';
 import { conditionsFor, findCondition, type SyncOutcome } from './conditions.js';
 import { desiredSubscriber } from './desired.js';
 import { planSync } from './plan.js';
-import { resolveSecret, resolveTlsSecret } from './secret.js';
+import { resolveOAuth2Secret, resolveSecret, resolveTlsSecret } from './secret.js';
 
 /** Annotation that lets the operator take over a subscriber another principal created. */
 export const ADOPT_ANNOTATION = 'herald.dev/adopt';
@@ -67,6 +67,9 @@ export class Reconciler {
     if (secret.kind === 'invalid') return this.fail(current, { ok: false, reason: 'Invalid', message: secret.message }, desired.id);
     const tls = resolveTlsSecret(current, current.spec.tlsSecretRef ? this.deps.lookupSecret(namespace, current.spec.tlsSecretRef.name) : undefined);
     if (tls.kind === 'missing') return this.fail(current, { ok: false, reason: 'SecretNotFound', message: tls.message }, desired.id);
+    const oauth2Ref = current.spec.oauth2?.clientSecretRef;
+    const oauth2 = resolveOAuth2Secret(current, oauth2Ref ? this.deps.lookupSecret(namespace, oauth2Ref.name) : undefined);
+    if (oauth2.kind === 'missing') return this.fail(current, { ok: false, reason: 'SecretNotFound', message: oauth2.message }, desired.id);
 
     let result: Subscriber;
     let change: { kind: 'create' | 'update'; message: string } | undefined;
@@ -83,6 +86,8 @@ export class Reconciler {
           pushedSecretVersion: current.status?.secretVersion,
           tls,
           pushedTlsSecretVersion: current.status?.tlsSecretVersion,
+          oauth2,
+          pushedOAuth2SecretVersion: current.status?.oauth2SecretVersion,
           adoptForeign: current.metadata?.annotations?.[ADOPT_ANNOTATION] === 'true',
           generation: current.metadata?.generation ?? 0,
           autoDisabled: current.status?.autoDisabled,
@@ -129,6 +134,7 @@ export class Reconciler {
       secretVersion: secret.kind === 'found' ? secret.version : undefined,
       autoDisabled,
       tlsSecretVersion: tls.kind === 'found' ? tls.version : undefined,
+      oauth2SecretVersion: oauth2.kind === 'found' ? oauth2.version : undefined,
     }, change !== undefined || newlyAutoDisabled);
     if (newlyAutoDisabled) await this.event(current, 'Warning', 'AutoDisabled', `Herald auto-disabled subscriber "${desired.id}": ${autoDisabled.message}`);
     if (change) {
@@ -182,7 +188,7 @@ export class Reconciler {
   private async writeStatus(
     resource: WebhookSubscriberResource,
     outcome: SyncOutcome,
-    fields: Pick<WebhookSubscriberStatus, 'handle' | 'hasSecret' | 'secretVersion' | 'autoDisabled' | 'tlsSecretVersion'>,
+    fields: Pick<WebhookSubscriberStatus, 'handle' | 'hasSecret' | 'secretVersion' | 'autoDisabled' | 'tlsSecretVersion' | 'oauth2SecretVersion'>,
     force: boolean,
   ): Promise<void> {
     const previous = resource.status ?? {};
@@ -195,6 +201,7 @@ export class Reconciler {
       hasSecret: fields.hasSecret ?? previous.hasSecret,
       secretVersion: fields.secretVersion ?? (outcome.ok ? undefined : previous.secretVersion),
       tlsSecretVersion: fields.tlsSecretVersion ?? (outcome.ok ? undefined : previous.tlsSecretVersion),
+      oauth2SecretVersion: fields.oauth2SecretVersion ?? (outcome.ok ? undefined : previous.oauth2SecretVersion),
       conditions,
       lastSyncedAt: outcome.ok ? now : previous.lastSyncedAt,
       // A failed sync learnt nothing new about Herald's side: keep what was reported.
@@ -203,7 +210,7 @@ export class Reconciler {
     // Skip no-op writes: every status write is a watch event, and periodic resyncs would churn.
     if (!force && sameStatus(previous, status)) return;
     try {
-      await this.deps.kube.patchStatus(resource, { ...status, secretVersion: status.secretVersion ?? null, autoDisabled: status.autoDisabled ?? null, tlsSecretVersion: status.tlsSecretVersion ?? null });
+      await this.deps.kube.patchStatus(resource, { ...status, secretVersion: status.secretVersion ?? null, autoDisabled: status.autoDisabled ?? null, tlsSecretVersion: status.tlsSecretVersion ?? null, oauth2SecretVersion: status.oauth2SecretVersion ?? null });
     } catch (error) {
       if (kubeStatusCode(error) === 404) return; // deleted meanwhile
       throw error;
@@ -239,6 +246,7 @@ function sameStatus(before: WebhookSubscriberStatus, after: WebhookSubscriberSta
     (before.secretVersion ?? null) === (after.secretVersion ?? null) &&
     JSON.stringify(before.autoDisabled ?? null) === JSON.stringify(after.autoDisabled ?? null) &&
     (before.tlsSecretVersion ?? null) === (after.tlsSecretVersion ?? null) &&
+    (before.oauth2SecretVersion ?? null) === (after.oauth2SecretVersion ?? null) &&
     conditionKey(before) === conditionKey(after)
   );
 }

@@ -1,4 +1,4 @@
-// Resolving a CR's secretRef and tlsSecretRef against Secrets (pure). The value never leaves this result except
+// Resolving a CR's secretRef, tlsSecretRef and oauth2.clientSecretRef against Secrets (pure). The value never leaves this result except
 // in the request body to Herald.
 import type { V1Secret } from '@kubernetes/client-node';
 import type { WebhookSubscriberResource } from '../crd/types.js';
@@ -64,6 +64,47 @@ export function resolveTlsSecret(resource: WebhookSubscriberResource, secret: V1
   return {
     kind: 'found',
     tls: { clientCertificate, clientKey, ...(caBundle !== undefined ? { caBundle } : {}) },
+    version: `${secret.metadata?.uid ?? ''}/${secret.metadata?.resourceVersion ?? ''}`,
+  };
+}
+
+/** The key of spec.oauth2.clientSecretRef when none is given (the CRD defaults it too). */
+export const DEFAULT_OAUTH2_SECRET_KEY = 'clientSecret';
+
+export interface OAuth2Credentials {
+  tokenUrl: string;
+  clientId: string;
+  clientSecret: string;
+  scope?: string;
+  audience?: string;
+  clientAuthentication?: 'basic' | 'body';
+}
+
+export type OAuth2Resolution =
+  | { kind: 'none' }
+  | { kind: 'found'; oauth2: OAuth2Credentials; /** uid/resourceVersion of the client secret's Secret. */ version: string }
+  | { kind: 'missing'; message: string };
+
+/** spec.oauth2 with its client secret read from the Secret; Herald checks the values (a 400 names the field). */
+export function resolveOAuth2Secret(resource: WebhookSubscriberResource, secret: V1Secret | undefined): OAuth2Resolution {
+  const spec = resource.spec.oauth2;
+  if (!spec) return { kind: 'none' };
+  const key = spec.clientSecretRef.key ?? DEFAULT_OAUTH2_SECRET_KEY;
+  const where = `Secret ${resource.metadata?.namespace ?? ''}/${spec.clientSecretRef.name}`;
+  if (!secret) return { kind: 'missing', message: `${where} not found` };
+  // Surrounding white space is a file's trailing newline, never part of the secret.
+  const clientSecret = secretText(secret, key)?.trim();
+  if (clientSecret === undefined) return { kind: 'missing', message: `${where} has no key "${key}" (the OAuth2 client secret)` };
+  return {
+    kind: 'found',
+    oauth2: {
+      tokenUrl: spec.tokenUrl,
+      clientId: spec.clientId,
+      clientSecret,
+      ...(spec.scope !== undefined ? { scope: spec.scope } : {}),
+      ...(spec.audience !== undefined ? { audience: spec.audience } : {}),
+      ...(spec.clientAuthentication !== undefined ? { clientAuthentication: spec.clientAuthentication } : {}),
+    },
     version: `${secret.metadata?.uid ?? ''}/${secret.metadata?.resourceVersion ?? ''}`,
   };
 }

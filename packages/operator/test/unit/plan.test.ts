@@ -170,3 +170,24 @@ describe('planSync with a TLS Secret', () => {
     expect(planSync({ ...base, actual: actual({ tls: shown }), tls: { kind: 'none' } })).toEqual({ action: 'update', patch: { tls: null }, changedFields: ['tls'] });
   });
 });
+
+describe('planSync with OAuth2 credentials', () => {
+  const credentials = { tokenUrl: 'https://auth.example.com/token', clientId: 'herald', clientSecret: 'client-secret-value', scope: 'hooks' };
+  const oauth2 = { kind: 'found' as const, oauth2: credentials, version: 'uid/1' };
+  const base = { desired, secret: { kind: 'none' as const }, operatorPrincipal: ours, pushedSecretVersion: undefined, adoptForeign: false, generation: 3, autoDisabled: undefined };
+  const shown = { tokenUrl: 'https://auth.example.com/token', clientId: 'herald', clientSecretSet: true, scope: 'hooks', clientAuthentication: 'basic' as const };
+
+  it('creates with the credentials, the client secret included', () => {
+    expect(planSync({ ...base, actual: undefined, oauth2 })).toMatchObject({ action: 'create', request: { oauth2: credentials } });
+  });
+
+  it('pushes them again when the Secret changed or a field differs from what Herald shows, and removes them without spec.oauth2', () => {
+    expect(planSync({ ...base, actual: actual({ oauth2: shown }), oauth2, pushedOAuth2SecretVersion: 'uid/1' })).toEqual({ action: 'none' });
+    expect(planSync({ ...base, actual: actual({ oauth2: shown }), oauth2, pushedOAuth2SecretVersion: 'uid/0' })).toEqual({ action: 'update', patch: { oauth2: credentials }, changedFields: ['oauth2'] });
+    expect(planSync({ ...base, actual: actual({ oauth2: { ...shown, scope: 'other' } }), oauth2, pushedOAuth2SecretVersion: 'uid/1' })).toMatchObject({ action: 'update', patch: { oauth2: credentials } });
+    expect(planSync({ ...base, actual: actual({ oauth2: { ...shown, clientAuthentication: 'body' } }), oauth2, pushedOAuth2SecretVersion: 'uid/1' })).toMatchObject({ action: 'update' });
+    expect(planSync({ ...base, actual: actual(), oauth2, pushedOAuth2SecretVersion: 'uid/1' })).toMatchObject({ action: 'update', patch: { oauth2: credentials } });
+    expect(planSync({ ...base, actual: actual({ oauth2: shown }), oauth2: { kind: 'none' } })).toEqual({ action: 'update', patch: { oauth2: null }, changedFields: ['oauth2'] });
+    expect(planSync({ ...base, actual: actual(), oauth2: { kind: 'none' } })).toEqual({ action: 'none' });
+  });
+});

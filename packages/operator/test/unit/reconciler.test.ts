@@ -47,12 +47,17 @@ function fakeHerald(initial: Subscriber[] = []) {
         guard();
         calls.push(`PUT ${id} ${Object.keys(patch).join(',')}`);
         const current = store.get(id) as Subscriber;
-        const { secret, maxConcurrency, rateLimitPerSecond, egressProxy, filter, ordering, tls, ...fields } = patch;
+        const { secret, maxConcurrency, rateLimitPerSecond, egressProxy, filter, ordering, tls, oauth2, ...fields } = patch;
         const updated: Subscriber = { ...current, ...fields, hasSecret: secret === undefined ? current.hasSecret : secret !== '' };
         if (ordering === 'none') delete updated.ordering;
         else if (ordering !== undefined) updated.ordering = ordering;
         // The operator does not manage client certificates yet; what reads show of one is not modelled here.
         if (tls === null) delete updated.tls;
+        if (oauth2 === null) delete updated.oauth2;
+        else if (oauth2 !== undefined) {
+          const { clientSecret: _sealed, ...shown } = oauth2;
+          updated.oauth2 = { ...shown, clientSecretSet: true, clientAuthentication: oauth2.clientAuthentication ?? 'basic' };
+        }
         if (egressProxy === null) delete updated.egressProxy;
         else if (egressProxy !== undefined) updated.egressProxy = egressProxy;
         if (filter === null) delete updated.filter;

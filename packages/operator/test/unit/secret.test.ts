@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { WebhookSubscriberResource } from '../../src/crd/types.js';
-import { resolveSecret, resolveTlsSecret } from '../../src/reconcile/secret.js';
+import { resolveOAuth2Secret, resolveSecret, resolveTlsSecret } from '../../src/reconcile/secret.js';
 
 const withRef: WebhookSubscriberResource = { metadata: { namespace: 'ns', name: 'hook' }, spec: { targetUrl: 'https://x/', secretRef: { name: 'hook-secret' } } };
 const secretValue = 'a-very-secret-value-123';
@@ -56,5 +56,33 @@ describe('resolveTlsSecret', () => {
     const result = resolveTlsSecret(withTls, noKey);
     expect(result).toEqual({ kind: 'missing', message: 'Secret ns/hook-tls needs the keys "tls.crt" and "tls.key" (a kubernetes.io/tls Secret)' });
     expect(JSON.stringify(result)).not.toContain('CERT PEM');
+  });
+});
+
+describe('resolveOAuth2Secret', () => {
+  const spec = { targetUrl: 'https://x/', oauth2: { tokenUrl: 'https://auth.example.com/token', clientId: 'herald', clientSecretRef: { name: 'hook-oauth2' }, audience: 'api' } };
+  const withOAuth2: WebhookSubscriberResource = { metadata: { namespace: 'ns', name: 'hook' }, spec };
+  const b64 = (text: string) => Buffer.from(text).toString('base64');
+  const secret = { metadata: { name: 'hook-oauth2', namespace: 'ns', uid: 'uid-3', resourceVersion: '9' }, data: { clientSecret: b64('the-client-secret\n') } };
+
+  it('needs nothing without spec.oauth2', () => {
+    expect(resolveOAuth2Secret({ ...withOAuth2, spec: { targetUrl: 'https://x/' } }, undefined)).toEqual({ kind: 'none' });
+  });
+
+  it('reads the client secret (key clientSecret by default, trailing newline dropped), versioned by uid/resourceVersion', () => {
+    expect(resolveOAuth2Secret(withOAuth2, secret)).toEqual({
+      kind: 'found',
+      oauth2: { tokenUrl: 'https://auth.example.com/token', clientId: 'herald', clientSecret: 'the-client-secret', audience: 'api' },
+      version: 'uid-3/9',
+    });
+    const keyed = { ...withOAuth2, spec: { ...spec, oauth2: { ...spec.oauth2, clientSecretRef: { name: 'hook-oauth2', key: 'other' }, clientAuthentication: 'body' as const } } };
+    expect(resolveOAuth2Secret(keyed, { ...secret, data: { other: b64('s2') } })).toMatchObject({ kind: 'found', oauth2: { clientSecret: 's2', clientAuthentication: 'body' } });
+  });
+
+  it('reports a missing Secret or key, never the value', () => {
+    expect(resolveOAuth2Secret(withOAuth2, undefined)).toEqual({ kind: 'missing', message: 'Secret ns/hook-oauth2 not found' });
+    const result = resolveOAuth2Secret(withOAuth2, { ...secret, data: { secret: b64('the-client-secret') } });
+    expect(result).toEqual({ kind: 'missing', message: 'Secret ns/hook-oauth2 has no key "clientSecret" (the OAuth2 client secret)' });
+    expect(JSON.stringify(result)).not.toContain('the-client-secret');
   });
 });

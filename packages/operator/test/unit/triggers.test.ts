@@ -39,3 +39,14 @@ describe('subscribersUsingSecret with a TLS Secret', () => {
     expect(subscribersUsingSecret([base, mtls], { metadata: { namespace: 'ns', name: 'm-tls' } })).toEqual(['ns/m']);
   });
 });
+
+describe('subscribersUsingSecret with an OAuth2 client secret', () => {
+  it('maps a Secret to the CRs whose oauth2.clientSecretRef names it', () => {
+    const oauth2: WebhookSubscriberResource = {
+      metadata: { namespace: 'ns', name: 'o' },
+      spec: { targetUrl: 'https://x/', oauth2: { tokenUrl: 'https://auth/t', clientId: 'c', clientSecretRef: { name: 'o-oauth2' } } },
+    };
+    expect(subscribersUsingSecret([base, oauth2], { metadata: { namespace: 'ns', name: 'o-oauth2' } })).toEqual(['ns/o']);
+    expect(subscribersUsingSecret([base, oauth2], { metadata: { namespace: 'other', name: 'o-oauth2' } })).toEqual([]);
+  });
+});

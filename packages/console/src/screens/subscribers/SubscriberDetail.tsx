@@ -136,6 +136,28 @@ export function SubscriberDetail({ id }: { id: string }) {
                 ? `${subscriber.tls.caCertificates} CA certificate(s) of its own for the endpoint's server certificate`
                 : 'The public ones'}
             </dd>
+            <dt>OAuth2</dt>
+            <dd>
+              {subscriber.oauth2 ? (
+                <>
+                  Client <code>{subscriber.oauth2.clientId}</code> at <code>{subscriber.oauth2.tokenUrl}</code>
+                  {subscriber.oauth2.scope ? (
+                    <>
+                      , scope <code>{subscriber.oauth2.scope}</code>
+                    </>
+                  ) : null}
+                  {subscriber.oauth2.audience ? (
+                    <>
+                      , audience <code>{subscriber.oauth2.audience}</code>
+                    </>
+                  ) : null}
+                  <br />
+                  <span class="hint">Client secret set (never shown); sent {subscriber.oauth2.clientAuthentication === 'body' ? 'in the request body' : 'as HTTP Basic'}</span>
+                </>
+              ) : (
+                'None'
+              )}
+            </dd>
             <dt>Secret</dt>
             <dd>{subscriber.hasSecret ? 'Set (never shown)' : 'None: deliveries are not signed'}</dd>
             <dt>Created</dt>

@@ -25,6 +25,23 @@ const PEM_FIELDS = {
   },
 } as const;
 
+/** The OAuth2 client credentials fields; the client secret is write-only (never shown, never read back). */
+const OAUTH2_FIELDS = {
+  oauth2TokenUrl: {
+    label: 'OAuth2 token URL (optional)',
+    hint: 'Herald obtains a Bearer token here (client credentials) and sends it beside the signature. https, or http to this machine only.',
+    secret: false,
+  },
+  oauth2ClientId: { label: 'OAuth2 client id', hint: 'Goes with the token URL and the client secret.', secret: false },
+  oauth2ClientSecret: {
+    label: 'OAuth2 client secret',
+    hint: 'Stored encrypted; never shown again. Changing any OAuth2 field needs it again: the credentials are replaced as a whole.',
+    secret: true,
+  },
+  oauth2Scope: { label: 'OAuth2 scope (optional)', hint: 'Space-separated scopes asked for.', secret: false },
+  oauth2Audience: { label: 'OAuth2 audience (optional)', hint: 'The audience asked for, when the token server wants one.', secret: false },
+} as const;
+
 export function SubscriberForm({ id }: { id?: string }) {
   const editing = id !== undefined;
   const { api, can, notify } = useSession();
@@ -171,6 +188,44 @@ export function SubscriberForm({ id }: { id?: string }) {
                 onChange={(event) => set('removeClientTls', event.currentTarget.checked)}
               />
               <label for="field-removeClientTls">Remove the client certificate, its key and the CA bundle</label>
+            </div>
+          )}
+          {(Object.keys(OAUTH2_FIELDS) as Array<keyof typeof OAUTH2_FIELDS>).map((key) => (
+            <Field key={key} id={`field-${key}`} label={OAUTH2_FIELDS[key].label} hint={OAUTH2_FIELDS[key].hint} error={errors[key]}>
+              {(describedBy, invalid) => {
+                const shared = {
+                  id: `field-${key}`,
+                  name: key,
+                  spellcheck: false,
+                  'aria-describedby': describedBy,
+                  'aria-invalid': invalid,
+                  value: values[key],
+                  onInput: (event: { currentTarget: HTMLInputElement }) => set(key, event.currentTarget.value),
+                };
+                // The secret is masked and never offered by the browser's autofill as a saved password.
+                return OAUTH2_FIELDS[key].secret ? <input {...shared} type="password" autoComplete="new-password" /> : <input {...shared} type="text" autoComplete="off" />;
+              }}
+            </Field>
+          ))}
+          <div class="field checkbox">
+            <input
+              id="field-oauth2SecretInBody"
+              name="oauth2SecretInBody"
+              type="checkbox"
+              checked={values.oauth2SecretInBody}
+              onChange={(event) => set('oauth2SecretInBody', event.currentTarget.checked)}
+            />
+            <label for="field-oauth2SecretInBody">Send the OAuth2 client id and secret in the request body instead of an HTTP Basic header</label>
+            {errors.oauth2SecretInBody && (
+              <p class="field-error" role="alert">
+                {errors.oauth2SecretInBody}
+              </p>
+            )}
+          </div>
+          {editing && existing.data?.oauth2 && (
+            <div class="field checkbox">
+              <input id="field-removeOAuth2" name="removeOAuth2" type="checkbox" checked={values.removeOAuth2} onChange={(event) => set('removeOAuth2', event.currentTarget.checked)} />
+              <label for="field-removeOAuth2">Remove the OAuth2 client credentials</label>
             </div>
           )}
           <FilterEditor value={values.filter} events={values.events} error={errors.filter} onInput={(text) => set('filter', text)} />

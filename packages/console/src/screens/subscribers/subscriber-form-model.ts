@@ -22,6 +22,17 @@ export interface FormValues {
   caBundle: string;
   /** On edit: remove the stored client certificate. */
   removeClientTls: boolean;
+  /** OAuth2 client credentials; on edit all but the secret are the stored ones. */
+  oauth2TokenUrl: string;
+  oauth2ClientId: string;
+  /** Write-only: empty = no change (the stored one is never read back). */
+  oauth2ClientSecret: string;
+  oauth2Scope: string;
+  oauth2Audience: string;
+  /** Client id and secret as form fields (`body`) instead of an HTTP Basic header (`basic`). */
+  oauth2SecretInBody: boolean;
+  /** On edit: remove the stored OAuth2 credentials. */
+  removeOAuth2: boolean;
 }
 
 export const EMPTY_FORM: FormValues = {
@@ -39,6 +50,13 @@ export const EMPTY_FORM: FormValues = {
   clientKey: '',
   caBundle: '',
   removeClientTls: false,
+  oauth2TokenUrl: '',
+  oauth2ClientId: '',
+  oauth2ClientSecret: '',
+  oauth2Scope: '',
+  oauth2Audience: '',
+  oauth2SecretInBody: false,
+  removeOAuth2: false,
 };
 
 export function valuesOf(subscriber: Subscriber): FormValues {
@@ -57,7 +75,47 @@ export function valuesOf(subscriber: Subscriber): FormValues {
     clientKey: '',
     caBundle: '',
     removeClientTls: false,
+    oauth2TokenUrl: subscriber.oauth2?.tokenUrl ?? '',
+    oauth2ClientId: subscriber.oauth2?.clientId ?? '',
+    oauth2ClientSecret: '',
+    oauth2Scope: subscriber.oauth2?.scope ?? '',
+    oauth2Audience: subscriber.oauth2?.audience ?? '',
+    oauth2SecretInBody: subscriber.oauth2?.clientAuthentication === 'body',
+    removeOAuth2: false,
   };
+}
+
+/**
+ * The body's `oauth2` from its fields, or undefined when the token URL, client id and secret are all
+ * empty. Sent as it is: the API names what is missing (a client id without its secret).
+ */
+function oauth2Of(values: FormValues): SubscriberInput['oauth2'] {
+  const tokenUrl = values.oauth2TokenUrl.trim();
+  const clientId = values.oauth2ClientId.trim();
+  const scope = values.oauth2Scope.trim();
+  const audience = values.oauth2Audience.trim();
+  if (!tokenUrl && !clientId && !values.oauth2ClientSecret) return undefined;
+  // The API refuses what is missing by field; the cast lets an incomplete set reach it to be named.
+  return {
+    tokenUrl,
+    clientId,
+    ...(values.oauth2ClientSecret ? { clientSecret: values.oauth2ClientSecret } : {}),
+    ...(scope ? { scope } : {}),
+    ...(audience ? { audience } : {}),
+    clientAuthentication: values.oauth2SecretInBody ? 'body' : 'basic',
+  } as NonNullable<SubscriberInput['oauth2']>;
+}
+
+/** Whether the OAuth2 fields other than the secret differ from the stored credentials. */
+function oauth2FieldsChanged(original: Subscriber, values: FormValues): boolean {
+  const stored = original.oauth2;
+  return (
+    values.oauth2TokenUrl.trim() !== (stored?.tokenUrl ?? '') ||
+    values.oauth2ClientId.trim() !== (stored?.clientId ?? '') ||
+    values.oauth2Scope.trim() !== (stored?.scope ?? '') ||
+    values.oauth2Audience.trim() !== (stored?.audience ?? '') ||
+    values.oauth2SecretInBody !== (stored?.clientAuthentication === 'body')
+  );
 }
 
 /**
@@ -138,6 +196,8 @@ export function createBody(values: FormValues): SubscriberInput {
   if (egressProxy) body.egressProxy = egressProxy;
   const tls = clientTlsOf(values);
   if (tls) body.tls = tls;
+  const oauth2 = oauth2Of(values);
+  if (oauth2) body.oauth2 = oauth2;
   return body;
 }
 
@@ -162,13 +222,30 @@ export function changedFields(original: Subscriber, values: FormValues): Subscri
   const tls = clientTlsOf(values);
   if (tls) changes.tls = tls;
   else if (values.removeClientTls && original.tls) changes.tls = null;
+  // The API replaces the credentials as a whole, the secret included: a new secret, or any other
+  // OAuth2 field changed, sends them all (without a secret the API says it is needed).
+  if (values.removeOAuth2 && original.oauth2) changes.oauth2 = null;
+  else if (values.oauth2ClientSecret || oauth2FieldsChanged(original, values)) {
+    const oauth2 = oauth2Of(values);
+    if (oauth2) changes.oauth2 = oauth2;
+  }
   return changes;
 }
+
+const OAUTH2_FORM_FIELDS: Record<string, keyof FormValues> = {
+  tokenUrl: 'oauth2TokenUrl',
+  clientId: 'oauth2ClientId',
+  clientSecret: 'oauth2ClientSecret',
+  scope: 'oauth2Scope',
+  audience: 'oauth2Audience',
+  clientAuthentication: 'oauth2SecretInBody',
+};
 
 /** The form field an API field error belongs to (`events.2` → `events`, `tls.clientKey` → `clientKey`). */
 export function formFieldOf(apiField: string): keyof FormValues | undefined {
   const [first, second] = apiField.split('.');
   if (first === 'tls') return second === 'clientKey' || second === 'caBundle' ? second : 'clientCertificate';
+  if (first === 'oauth2') return OAUTH2_FORM_FIELDS[second ?? ''] ?? 'oauth2TokenUrl';
   const head = first as keyof FormValues;
   return head in EMPTY_FORM ? head : undefined;
 }

@@ -33,6 +33,8 @@ export interface OutgoingRequest {
   signal?: AbortSignal;
   /** The subscriber's TLS client certificate and CAs (engine/client-tls.ts); https targets only. */
   clientTls?: ClientTlsMaterial | undefined;
+  /** How much of the response body is kept; default RESPONSE_SNIPPET_BYTES (a token answer needs more). */
+  responseLimitBytes?: number;
 }
 
 /**
@@ -181,7 +183,7 @@ export function createHttpSender(options: HttpSenderOptions = {}): HttpSender {
           void exchange.then((late) => late.body.destroy(), () => undefined);
           throw error;
         });
-        const responseSnippet = await readSnippet(response.body);
+        const responseSnippet = await readSnippet(response.body, outgoing.responseLimitBytes ?? RESPONSE_SNIPPET_BYTES);
         const retryAfter = response.headers['retry-after'];
         return {
           kind: 'response',
@@ -219,13 +221,13 @@ function rejectWhenAborted(signal: AbortSignal): Promise<never> {
   });
 }
 
-async function readSnippet(body: AsyncIterable<Buffer> & { destroy(): unknown }): Promise<string> {
+async function readSnippet(body: AsyncIterable<Buffer> & { destroy(): unknown }, limit: number): Promise<string> {
   const kept: Buffer[] = [];
   let keptBytes = 0;
   let seenBytes = 0;
   for await (const chunk of body) {
-    if (keptBytes < RESPONSE_SNIPPET_BYTES) {
-      const slice = chunk.subarray(0, RESPONSE_SNIPPET_BYTES - keptBytes);
+    if (keptBytes < limit) {
+      const slice = chunk.subarray(0, limit - keptBytes);
       kept.push(slice);
       keptBytes += slice.length;
     }

@@ -12,7 +12,7 @@ import type { DeliveryDocument, EventDocument } from '../../storage/documents.js
 import type { EngineCounters } from './counters.js';
 import { StorePart } from './part.js';
 
-const SEND_PROJECTION = { _id: 1, enabled: 1, targetUrl: 1, timeoutMs: 1, secret: 1, previousSecrets: 1, maxConcurrency: 1, rateLimitPerSecond: 1, egressProxy: 1, tls: 1, disabledReason: 1 } as const;
+const SEND_PROJECTION = { _id: 1, enabled: 1, targetUrl: 1, timeoutMs: 1, secret: 1, previousSecrets: 1, maxConcurrency: 1, rateLimitPerSecond: 1, egressProxy: 1, tls: 1, disabledReason: 1, oauth2: 1 } as const;
 
 export class ClaimStore extends StorePart {
   private readonly counters: EngineCounters;
