@@ -7,22 +7,29 @@
 // incarnation, so a row someone else claimed, retried or cancelled meanwhile is simply not won (and
 // the window is dropped, since others are working the same rows). Order is kept too: the window
 // holds the oldest due rows, and a row that becomes due later is due no earlier than those. What it
-// could cost is fairness, bounded by `DUE_WINDOW_MAX_AGE_MS`: rows of a subscriber that the window
-// does not hold are read once slots are left over (`wantsRead`), at most once per
-// `DUE_EMPTY_READ_PAUSE_MS` while such reads find nothing.
+// could cost is fairness: rows of a subscriber that the window does not hold are read once slots
+// are left over (`wantsRead`), so one subscriber's backlog does not hold back another's rows. While
+// such reads find nothing they pause, 250 ms after the first and doubling to the window's age, so a
+// backlog of subscribers that are all busy is not read again and again for nothing.
 import type { DeliveryDocument } from '../storage/documents.js';
 
 /** How many due rows one read may take (the claim still takes at most the free slots). */
 export const DUE_LOOK_AHEAD = 500;
 /** How long rows read ahead are used before the queue is read afresh. */
 export const DUE_WINDOW_MAX_AGE_MS = 1_000;
-/** After a read for left-over slots found nothing, how long until the next such read. */
+/** After a read for left-over slots found nothing, how long until the next such read (then doubling). */
 export const DUE_EMPTY_READ_PAUSE_MS = 250;
+
+/** The pause after `emptyReads` reads in a row found nothing. */
+export function emptyReadPause(emptyReads: number): number {
+  return emptyReads <= 0 ? 0 : Math.min(DUE_EMPTY_READ_PAUSE_MS * 2 ** (emptyReads - 1), DUE_WINDOW_MAX_AGE_MS);
+}
 
 export class DueWindow {
   private held: DeliveryDocument[] = [];
   private readAt = 0;
   private emptyReadAt = Number.NEGATIVE_INFINITY;
+  private emptyReads = 0;
 
   /** The rows held, oldest due first; none once they are older than the window's age. */
   rows(now: number): readonly DeliveryDocument[] {
@@ -33,7 +40,7 @@ export class DueWindow {
   /** Whether to read the queue for `leftOver` slots the held rows cannot fill. */
   wantsRead(leftOver: number, now: number): boolean {
     if (leftOver <= 0) return false;
-    return this.rows(now).length === 0 || now - this.emptyReadAt >= DUE_EMPTY_READ_PAUSE_MS;
+    return this.rows(now).length === 0 || now - this.emptyReadAt >= emptyReadPause(this.emptyReads);
   }
 
   /** The subscribers of the held rows that cannot start one now: a read for left-over slots leaves them out. */
@@ -44,7 +51,12 @@ export class DueWindow {
 
   /** Rows just read join those held, oldest due first. */
   add(read: readonly DeliveryDocument[], now: number): void {
-    if (read.length === 0) this.emptyReadAt = now;
+    if (read.length === 0) {
+      this.emptyReadAt = now;
+      this.emptyReads += 1;
+    } else {
+      this.emptyReads = 0;
+    }
     if (this.held.length === 0) this.readAt = now;
     const known = new Set(this.held.map((row) => row._id));
     const fresh = read.filter((row) => !known.has(row._id));

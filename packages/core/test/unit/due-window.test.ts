@@ -1,6 +1,6 @@
 // Due rows read ahead of the free slots (engine/due-window.ts), pure.
 import { expect, test } from 'vitest';
-import { DUE_EMPTY_READ_PAUSE_MS, DUE_WINDOW_MAX_AGE_MS, DueWindow } from '../../src/engine/due-window.js';
+import { DUE_EMPTY_READ_PAUSE_MS, DUE_WINDOW_MAX_AGE_MS, DueWindow, emptyReadPause } from '../../src/engine/due-window.js';
 import type { DeliveryDocument } from '../../src/storage/documents.js';
 
 const row = (id: string, subscriberId: string, dueAt: number) => ({ _id: id, subscriberId, nextAttemptAt: new Date(dueAt) }) as DeliveryDocument;
@@ -45,4 +45,17 @@ test('the subscribers a read for left-over slots leaves out: those of held rows 
   window.add([row('a1', 'a', 10), row('a2', 'a', 11), row('b1', 'b', 12)], 0);
   expect(window.heldSubscribers([row('b1', 'b', 12)]).sort()).toEqual(['a']);
   expect(window.heldSubscribers([]).sort()).toEqual(['a', 'b']);
+});
+
+test('reads that keep finding nothing pause longer, up to the window\'s age; one that finds rows ends the pause', () => {
+  expect([0, 1, 2, 3, 4, 9].map(emptyReadPause)).toEqual([0, DUE_EMPTY_READ_PAUSE_MS, 2 * DUE_EMPTY_READ_PAUSE_MS, DUE_WINDOW_MAX_AGE_MS, DUE_WINDOW_MAX_AGE_MS, DUE_WINDOW_MAX_AGE_MS]);
+  const window = new DueWindow();
+  window.add([row('a1', 'a', 10)], 0);
+  window.add([], 0);
+  window.add([], DUE_EMPTY_READ_PAUSE_MS);
+  expect(window.wantsRead(1, DUE_EMPTY_READ_PAUSE_MS + 2 * DUE_EMPTY_READ_PAUSE_MS - 1)).toBe(false);
+  expect(window.wantsRead(1, DUE_EMPTY_READ_PAUSE_MS + 2 * DUE_EMPTY_READ_PAUSE_MS)).toBe(true);
+  window.add([row('b1', 'b', 20)], 800);
+  window.add([], 801);
+  expect(window.wantsRead(1, 801 + DUE_EMPTY_READ_PAUSE_MS)).toBe(true);
 });
