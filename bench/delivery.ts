@@ -617,7 +617,6 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => pr
 function volumeKit(uri: string, dbName: string, sink: Sink): VolumeKit {
   return {
     scope,
-    subscribers: SUBSCRIBERS,
     timeoutMs: TIMEOUT_MS,
     open: () => openBench(uri, `${dbName}_volume`, sink, VOLUME_ENGINE),
     warmUp: async (bench) => {

@@ -48,7 +48,6 @@ export interface VolumeBench {
 /** What delivery.ts lends: its fresh bench, its scenarios and meters. */
 export interface VolumeKit {
   scope: Scope;
-  subscribers: number;
   timeoutMs: number;
   /** A fresh database with the fan-out's subscribers, its engine started with VOLUME_ENGINE. */
   open(): Promise<VolumeBench>;
