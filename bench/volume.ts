@@ -181,8 +181,10 @@ export async function volumeScenario(kit: VolumeKit): Promise<VolumeResult> {
   const bench = await kit.open();
   try {
     await kit.warmUp(bench);
+    // Each phase's figures are printed as it ends, so a run stopped midway still has them.
     const phase = async <T>(label: string, run: () => Promise<T>): Promise<T> => {
       const result = await run();
+      console.log(JSON.stringify({ [label]: result }));
       kit.phaseDone(label);
       return result;
     };
