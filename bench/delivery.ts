@@ -9,6 +9,7 @@
 //   (i) the API right after subscriber writes: a publish after 8 creates at once, a retry, a redelivery;
 //   publish cost: DB commands per published event, from a publisher with no engine;
 //   HTTP fan-out: the same events through the built host over HTTP, one per request and in batches;
+//   volume: (a) and (b) on an empty store, then with a settled history, then a backlog drained (bench/volume.ts);
 //   and the raw ceiling: plain undici POSTs of the same bodies to the same sink, no persistence.
 // Writes .data/bench/delivery.json. Knobs: bench/README.md.
 import { spawn } from 'node:child_process';
@@ -61,7 +62,7 @@ const RETENTION_RATE = num('BENCH_RETENTION_RATE', 100);
 const RETENTION_SECONDS = num('BENCH_RETENTION_SECONDS', QUICK ? 5 : 10);
 /** The reproduction: 8 publishers beside a receiver answering 500. */
 const FAILING_PUBLISH_CONCURRENCY = 8;
-/** BENCH_ONLY=failing-publish runs scenario (e) alone, BENCH_ONLY=head-of-line (d), BENCH_ONLY=api-after-writes (i), BENCH_ONLY=http-fanout the HTTP fan-out, BENCH_ONLY=ordering the ordering scenarios (g), (h) (bench/ordering.ts). */
+/** BENCH_ONLY=failing-publish runs scenario (e) alone, BENCH_ONLY=head-of-line (d), BENCH_ONLY=api-after-writes (i), BENCH_ONLY=http-fanout the HTTP fan-out, BENCH_ONLY=volume the volume scenario, BENCH_ONLY=ordering the ordering scenarios (g), (h) (bench/ordering.ts). */
 const ONLY = process.env.BENCH_ONLY;
 const ENGINE_CONCURRENCY = num('BENCH_ENGINE_CONCURRENCY', 128);
 const PUBLISH_CONCURRENCY = num('BENCH_PUBLISH_CONCURRENCY', 4);
