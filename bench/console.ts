@@ -16,12 +16,14 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
+import { MongoClient } from 'mongodb';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../packages/console/test/support/chromium.js';
 import { ensureConsoleBuilt } from '../packages/console/test/support/build.js';
 import { freePort } from '../test/support/ferretdb.js';
 import { startStoreProcess } from '../test/support/store-process.js';
 import { waitForPing } from '../test/support/ping.js';
+import { copyHistory, type HistoryCopyResult } from './history-copy.js';
 import { percentile, round } from './stats.js';
 
 const num = (name: string, fallback: number): number => Number(process.env[name] ?? fallback);
@@ -30,6 +32,13 @@ const PUBLISH_CONCURRENCY = num('BENCH_CONSOLE_PUBLISH_CONCURRENCY', 32);
 const REPEATS = num('BENCH_CONSOLE_REPEATS', 5);
 const SETTLE_TIMEOUT_MS = num('BENCH_CONSOLE_SETTLE_S', 600) * 1000;
 const QUIET_TIMEOUT_MS = num('BENCH_CONSOLE_QUIET_S', 300) * 1000;
+/**
+ * The last row of the growth table: the store grown to this many events by copying the seeded ones
+ * (bench/history-copy.ts), after the browser steps. BENCH_QUICK keeps it small.
+ */
+const GROWTH_EVENTS = num('BENCH_CONSOLE_GROWTH_EVENTS', process.env.BENCH_QUICK === '1' ? 20_000 : 100_000);
+/** How far back the copies go: inside the host's 30-day retention, so its hourly pass keeps them. */
+const GROWTH_SPREAD_MS = 20 * 24 * 60 * 60 * 1000;
 /** Store sizes at which the events list's server time is also taken while seeding (to show how it grows). */
 const CHECKPOINTS = [20, 1_000].filter((size) => size < EVENTS);
 const ROOT = resolve(import.meta.dirname, '..');
@@ -125,6 +134,8 @@ async function startMemoryMongo(): Promise<{ uri: string; stop(): Promise<void> 
 
 interface Host {
   origin: string;
+  /** The host's database, which the growth step copies events into. */
+  dbName: string;
   token: string;
   /** Server-side duration (Fastify's responseTime, ms) of a request, by its x-request-id. */
   serverMs: Map<string, number>;
@@ -140,12 +151,13 @@ const SERVER_BIN = join(ROOT, 'packages/server/dist/bin/herald-server.js');
  */
 async function startHost(mongodbUri: string): Promise<Host> {
   const dataDir = mkdtempSync(join(tmpdir(), 'herald-bench-console-'));
+  const dbName = `bench_console_${randomBytes(4).toString('hex')}`;
   const port = await freePort();
   // Only our settings: a HERALD_* variable of the caller's shell must not change what is measured.
   const env: NodeJS.ProcessEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !name.startsWith('HERALD_') && name !== 'MONGODB_URI'));
   Object.assign(env, {
     HERALD_MONGODB_URI: mongodbUri,
-    HERALD_MONGODB_DB: `bench_console_${randomBytes(4).toString('hex')}`,
+    HERALD_MONGODB_DB: dbName,
     HERALD_HOST: '127.0.0.1',
     HERALD_PORT: String(port),
     HERALD_DATA_DIR: dataDir,
@@ -198,7 +210,7 @@ async function startHost(mongodbUri: string): Promise<Host> {
     await sleep(200);
   }
   const token = readFileSync(join(dataDir, 'bootstrap-token'), 'utf8').trim();
-  return { origin, token, serverMs };
+  return { origin, dbName, token, serverMs };
 }
 
 function sleep(ms: number): Promise<void> {
@@ -362,6 +374,8 @@ interface ServerListTimes {
   firstPageMs: number;
   secondPageMs: number;
   lastPageMs: number;
+  /** Page 2 by page 1's nextCursor, as the console's Next asks for it. */
+  secondPageByCursorMs: number;
   /** The last page reached by cursor (the nextCursor of the page before it), as `Next` asks for it. */
   lastPageByCursorMs: number;
   failedFilterMs: number;
@@ -388,10 +402,36 @@ async function timeServerList(host: Host, storeEvents: number): Promise<ServerLi
     storeEvents,
     firstPageMs: await median(`limit=${PAGE_SIZE}&offset=0`),
     secondPageMs: await median(`limit=${PAGE_SIZE}&offset=${PAGE_SIZE}`),
+    secondPageByCursorMs: await median(`limit=${PAGE_SIZE}&cursor=${encodeURIComponent(await cursorBefore(host, PAGE_SIZE))}`),
     lastPageMs: await median(`limit=${PAGE_SIZE}&offset=${lastOffset}`),
     lastPageByCursorMs: await median(lastOffset === 0 ? `limit=${PAGE_SIZE}&offset=0` : `limit=${PAGE_SIZE}&cursor=${encodeURIComponent(await cursorBefore(host, lastOffset))}`),
     failedFilterMs: await median(`status=FAILED&limit=${PAGE_SIZE}&offset=0`),
   };
+}
+
+/**
+ * Grows the store to GROWTH_EVENTS events by copying the settled ones (fresh ids, older dates, the
+ * same org and subscribers) and times the list at that size. The copies are older than every
+ * seeded event, so page 1 is unchanged and the deep pages read them.
+ */
+async function growStore(uri: string, host: Host): Promise<{ times: ServerListTimes; seeding: HistoryCopyResult }> {
+  const client = new MongoClient(uri);
+  await client.connect();
+  try {
+    console.log(`  growing the store to ${GROWTH_EVENTS} events by copying the settled ones`);
+    const seeding = await copyHistory(client.db(host.dbName), {
+      sample: { status: { $in: ['ALL_DELIVERED', 'FAILED'] } },
+      targetEvents: GROWTH_EVENTS,
+      spreadMs: GROWTH_SPREAD_MS,
+      progress: (events, target) => console.log(`  ${events} of ${target} events stored`),
+    });
+    console.log(`  copied ${seeding.copiedEvents} events (${seeding.copiedDeliveries} rows, ${seeding.copiedAttempts} attempts) in ${seeding.seconds} s`);
+    const times = await timeServerList(host, GROWTH_EVENTS);
+    console.log(`  events list at ${GROWTH_EVENTS} events: ${JSON.stringify(times)}`);
+    return { times, seeding };
+  } finally {
+    await client.close();
+  }
 }
 
 // --- the browser ----------------------------------------------------------------------------
@@ -598,10 +638,14 @@ async function main(): Promise<void> {
   const atSize = await timeServerList(host, EVENTS);
   growth.push(atSize);
   console.log(`  events list at ${EVENTS} events, after the browser steps: ${JSON.stringify(atSize)}`);
+  const grown = GROWTH_EVENTS > EVENTS ? await growStore(uri, host) : undefined;
+  if (grown) growth.push(grown.times);
   await stopAll();
 
   const listMet = (times: ServerListTimes) => [times.firstPageMs, times.secondPageMs, times.failedFilterMs].every((ms) => ms <= TARGETS.serverList);
   const serverListMet = listMet(afterSettling) && listMet(atSize);
+  // At volume the console pages by cursor: page 1, the next by cursor, the last by cursor, a filter.
+  const volumeListMet = (times: ServerListTimes) => [times.firstPageMs, times.secondPageByCursorMs, times.lastPageByCursorMs, times.failedFilterMs].every((ms) => ms <= TARGETS.serverList);
   const summary = {
     store,
     node: process.version,
@@ -613,6 +657,7 @@ async function main(): Promise<void> {
     serverListJustSettled: { targetMs: TARGETS.serverList, ...afterSettling, met: listMet(afterSettling) },
     steadiedAfterSeconds: quiet.seconds,
     serverListGrowth: growth,
+    ...(grown ? { serverListAtVolume: { targetMs: TARGETS.serverList, ...grown.times, met: volumeListMet(grown.times) }, volumeSeeding: grown.seeding } : {}),
     steps,
     met: serverListMet && steps.every((step) => step.met),
   };
@@ -631,6 +676,13 @@ async function main(): Promise<void> {
     line(`server: events list, last page, ${when}`, `${times.lastPageMs} ms`, '—');
     line(`server: events list, last page by cursor, ${when}`, `${times.lastPageByCursorMs} ms`, '—');
     line(`server: events list, status=FAILED, ${when}`, `${times.failedFilterMs} ms`, `≤ ${TARGETS.serverList} ms`, times.failedFilterMs <= TARGETS.serverList);
+  }
+  if (grown) {
+    const t = grown.times;
+    for (const [label, ms] of [['page 1', t.firstPageMs], ['page 2 by cursor', t.secondPageByCursorMs], ['last page by cursor', t.lastPageByCursorMs], ['status=FAILED', t.failedFilterMs]] as const) {
+      line(`server: events list at ${t.storeEvents} events, ${label}`, `${ms} ms`, `≤ ${TARGETS.serverList} ms`, ms <= TARGETS.serverList);
+    }
+    line(`server: events list at ${t.storeEvents} events, last page by offset`, `${t.lastPageMs} ms`, '—');
   }
   for (const step of steps) {
     line(step.step, `${step.medianMs} ms (max ${step.maxMs}, server ${step.serverMedianMs}, browser ${step.browserShareMedianMs})`, `≤ ${step.targetMs} ms`, step.met);

@@ -9,16 +9,17 @@
 //   (i) the API right after subscriber writes: a publish after 8 creates at once, a retry, a redelivery;
 //   publish cost: DB commands per published event, from a publisher with no engine;
 //   HTTP fan-out: the same events through the built host over HTTP, one per request and in batches;
+//   volume: (a) and (b) on an empty store, then with a settled history, then a backlog drained (bench/volume.ts);
 //   and the raw ceiling: plain undici POSTs of the same bodies to the same sink, no persistence.
 // Writes .data/bench/delivery.json. Knobs: bench/README.md.
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { MongoClient, type Db } from 'mongodb';
 import { Agent, request } from 'undici';
-import { createHerald, type Herald, type Scope } from '@herald/core';
+import { createHerald, type DeliveryOptions, type Herald, type Scope } from '@herald/core';
 import { freePort, type RunningFerretDb } from '../test/support/ferretdb.js';
 import { startStoreProcess } from '../test/support/store-process.js';
 import { waitForPing } from '../test/support/ping.js';
@@ -34,6 +35,8 @@ import { detectStoreCompat } from '../packages/core/src/storage/compat.js';
 import { latencySummary, round } from './stats.js';
 import { apiAfterWrites, apiAfterWritesTargets, type ApiAfterWritesResult } from './api-after-writes.js';
 import { httpFanOut, httpFanOutTargets, type HttpFanOutResult } from './http-fanout.js';
+import { VOLUME_ENGINE, volumeScenario, volumeTargets, type VolumeKit, type VolumeResult } from './volume.js';
+import { newRun, ReceiptLog, startSink, waitForAll, type Meter, type Run, type ScenarioResult, type Sink } from './delivery-run.js';
 
 const QUICK = process.env.BENCH_QUICK === '1';
 // BENCH_QUICK sizes a run to finish in a few minutes.
@@ -59,7 +62,7 @@ const RETENTION_RATE = num('BENCH_RETENTION_RATE', 100);
 const RETENTION_SECONDS = num('BENCH_RETENTION_SECONDS', QUICK ? 5 : 10);
 /** The issue's reproduction: 8 publishers beside a receiver answering 500. */
 const FAILING_PUBLISH_CONCURRENCY = 8;
-/** BENCH_ONLY=failing-publish runs scenario (e) alone, BENCH_ONLY=head-of-line (d), BENCH_ONLY=api-after-writes (i), BENCH_ONLY=http-fanout the HTTP fan-out, BENCH_ONLY=ordering the ordering scenarios (g), (h) (bench/ordering.ts). */
+/** BENCH_ONLY=failing-publish runs scenario (e) alone, BENCH_ONLY=head-of-line (d), BENCH_ONLY=api-after-writes (i), BENCH_ONLY=http-fanout the HTTP fan-out, BENCH_ONLY=volume the volume scenario, BENCH_ONLY=ordering the ordering scenarios (g), (h) (bench/ordering.ts). */
 const ONLY = process.env.BENCH_ONLY;
 const ENGINE_CONCURRENCY = num('BENCH_ENGINE_CONCURRENCY', 128);
 const PUBLISH_CONCURRENCY = num('BENCH_PUBLISH_CONCURRENCY', 4);
@@ -91,15 +94,6 @@ async function startMemoryMongo(): Promise<RunningFerretDb & { pid: number }> {
   };
 }
 
-type Receipt = [deliveryId: string, eventId: string, receivedAtMs: number, status: number];
-
-interface Sink {
-  url: string;
-  process: ChildProcess;
-  control(failRate: number): Promise<void>;
-  receipts(since: number): Promise<Receipt[]>;
-}
-
 /** The latency proxy in its own process; resolves to the URI to connect through. */
 async function startProxyProcess(uri: string, delayMs: number): Promise<{ uri: string; stop(): void }> {
   const hooks = resolve(import.meta.dirname, '../packages/core/test/engine/support/register-ts.mjs');
@@ -110,62 +104,6 @@ async function startProxyProcess(uri: string, delayMs: number): Promise<{ uri: s
     createInterface({ input: child.stdout! }).once('line', (line) => done((JSON.parse(line) as { uri: string }).uri));
   });
   return { uri: proxied, stop: () => child.kill('SIGTERM') };
-}
-
-async function startSink(): Promise<Sink> {
-  const child = spawn(process.execPath, ['--no-warnings', resolve(import.meta.dirname, 'sink.ts')], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const port = await new Promise<number>((done, fail) => {
-    child.once('exit', (code) => fail(new Error(`sink exited ${code}`)));
-    createInterface({ input: child.stdout! }).once('line', (line) => done((JSON.parse(line) as { port: number }).port));
-  });
-  const base = `http://127.0.0.1:${port}`;
-  return {
-    url: base,
-    process: child,
-    async control(failRate) {
-      await fetch(`${base}/control`, { method: 'POST', body: JSON.stringify({ failRate }) });
-    },
-    async receipts(since) {
-      return (await (await fetch(`${base}/receipts?since=${since}`)).json()) as Receipt[];
-    },
-  };
-}
-
-/** Follows the sink's receipts incrementally. */
-class ReceiptLog {
-  private next = 0;
-  readonly delivered = new Map<string, Receipt>(); // first 2xx receipt per delivery id
-  okCount = 0;
-  failedCount = 0;
-  private readonly sink: Sink;
-  constructor(sink: Sink) {
-    this.sink = sink;
-  }
-  async start(): Promise<void> {
-    this.next = (await this.sink.receipts(0)).length;
-  }
-  async poll(): Promise<void> {
-    const fresh = await this.sink.receipts(this.next);
-    this.next += fresh.length;
-    for (const receipt of fresh) {
-      if (receipt[3] >= 200 && receipt[3] < 300) {
-        this.okCount += 1;
-        if (!this.delivered.has(receipt[0])) this.delivered.set(receipt[0], receipt);
-      } else {
-        this.failedCount += 1;
-      }
-    }
-  }
-}
-
-interface Meter {
-  cpuMs(): number;
-  /** The store's processes (FerretDB and PostgreSQL, or memory-mongo); NaN with MONGODB_URI. */
-  storeCpuMs(): number;
-  commands(): number;
-  elapsedMs(): number;
-  /** The highest resident set size sampled since the meter started, in bytes. */
-  peakRss(): number;
 }
 
 /** Commands sent by every monitored client of this process (Herald's own connections). */
@@ -194,52 +132,6 @@ function meter(): Meter {
     elapsedMs: () => performance.now() - started,
     peakRss: () => rss.peak,
   };
-}
-
-interface ScenarioResult {
-  name: string;
-  deliveries: number;
-  seconds: number;
-  deliveriesPerSecond: number;
-  latencyMs: { p50: number; p95: number; p99: number; max: number };
-  cpuMsPerDelivery: number;
-  /** null when the store is not the bench's own (MONGODB_URI). */
-  storeCpuMsPerDelivery: number | null;
-  dbCommandsPerDelivery: number;
-  dbCommandsPerEvent: number;
-  lost: number;
-  duplicates: number;
-  failedAttempts: number;
-  publishErrors: number;
-  peakRssMb: number;
-  extra?: Record<string, number>;
-}
-
-interface Run {
-  expected: Set<string>;
-  publishedAt: Map<string, number>;
-  events: number;
-  publishErrors: number;
-}
-
-function newRun(): Run {
-  return { expected: new Set(), publishedAt: new Map(), events: 0, publishErrors: 0 };
-}
-
-async function waitForAll(log: ReceiptLog, expected: ReadonlySet<string>, timeoutMs: number, diagnose: () => Promise<void>): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    await log.poll();
-    let missing = 0;
-    for (const id of expected) if (!log.delivered.has(id)) missing += 1;
-    if (missing === 0) return;
-    if (Date.now() > deadline) {
-      console.log(`  … gave up waiting: ${missing} of ${expected.size} deliveries not received`);
-      await diagnose();
-      return;
-    }
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 function summarize(name: string, log: ReceiptLog, run: Run, m: Meter, extra?: Record<string, number>): ScenarioResult {
@@ -354,7 +246,7 @@ async function fanOut(bench: Bench, events: number, name: string): Promise<Scena
   });
 }
 
-async function fixedRate(bench: Bench): Promise<ScenarioResult> {
+async function fixedRate(bench: Bench, name = `(b) fixed ${RATE}/s for ${RATE_SECONDS} s`): Promise<ScenarioResult> {
   const log = new ReceiptLog(bench.sink);
   await log.start();
   const run = newRun();
@@ -362,7 +254,7 @@ async function fixedRate(bench: Bench): Promise<ScenarioResult> {
   const seconds = await publishAtRate(RATE / SUBSCRIBERS, RATE_SECONDS, (i) => publishOne(bench.herald, i, run));
   const achievedRate = run.expected.size / seconds;
   await waitForAll(log, run.expected, TIMEOUT_MS, bench.diagnose);
-  return summarize(`(b) fixed ${RATE}/s for ${RATE_SECONDS} s`, log, run, m, { offeredDeliveriesPerSecond: round(achievedRate, 1) });
+  return summarize(name, log, run, m, { offeredDeliveriesPerSecond: round(achievedRate, 1) });
 }
 
 async function failingThenRecovering(bench: Bench): Promise<ScenarioResult> {
@@ -632,14 +524,15 @@ async function httpScenario(uri: string, bench: Bench, inProcess?: ScenarioResul
   });
 }
 
-async function openBench(uri: string, dbName: string, sink: Sink): Promise<Bench & { close(): Promise<void> }> {
+/** `engine`: settings of a scenario's own, over the benchmark's (volume: its retries and breaker). */
+async function openBench(uri: string, dbName: string, sink: Sink, engine: DeliveryOptions = {}): Promise<Bench & { close(): Promise<void> }> {
   const { client, outstanding } = monitoredClient(uri);
   await client.connect();
   const db = client.db(dbName);
   const herald = await createHerald({
     mongo: { db },
     masterKeys,
-    eventTypes: [{ type: 'order.created', sensitive: ['card'] }, { type: 'hol.tick' }, { type: 'fail.tick' }, { type: 'ret.tick' }],
+    eventTypes: [{ type: 'order.created', sensitive: ['card'] }, { type: 'hol.tick' }, { type: 'fail.tick' }, { type: 'ret.tick' }, { type: 'history.recorded' }],
     logger: {
       debug() {},
       info() {},
@@ -657,6 +550,7 @@ async function openBench(uri: string, dbName: string, sink: Sink): Promise<Bench
       // The engine's own hourly pass would prune scenario (f)'s seeded history whenever it first runs;
       // (f) runs the pass itself, when it measures it.
       retentionMs: 0,
+      ...engine,
     },
   });
   for (let i = 0; i < SUBSCRIBERS; i += 1) {
@@ -720,6 +614,28 @@ const children: Array<() => void> = [];
 process.on('exit', () => { for (const stop of children) stop(); });
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.on(signal, () => process.exit(130));
 
+/** The volume scenario (bench/volume.ts) runs this file's scenarios, on a database of its own. */
+function volumeKit(uri: string, dbName: string, sink: Sink): VolumeKit {
+  return {
+    scope,
+    timeoutMs: TIMEOUT_MS,
+    open: () => openBench(uri, `${dbName}_volume`, sink, VOLUME_ENGINE),
+    warmUp: async (bench) => {
+      if (WARMUP_EVENTS > 0) await fanOut(bench, WARMUP_EVENTS, 'warm-up');
+    },
+    fanOut: (bench, name) => fanOut(bench, EVENTS, `${name}, ${EVENTS} events × ${SUBSCRIBERS}`),
+    fixedRate: (bench, name) => fixedRate(bench, `${name}, ${RATE}/s for ${RATE_SECONDS} s`),
+    publishMany,
+    meter,
+    phaseDone: printCommandProfile,
+  };
+}
+
+function printVolumeTargets(volume: VolumeResult, rawCeilingRps: number): void {
+  console.log(`\nTargets, volume (raw undici ceiling in this run: ${rawCeilingRps} req/s)`);
+  for (const { label, figure, target, ok } of volumeTargets(volume)) console.log(`  ${label.padEnd(60)} ${figure.padEnd(34)} target ${target.padEnd(10)} ${target === '—' ? '' : verdict(ok)}`);
+}
+
 async function main(): Promise<void> {
   let ferret: (RunningFerretDb & { pid: number }) | undefined;
   const uri = process.env.MONGODB_URI ?? (ferret = MEMORY_MONGO ? await startMemoryMongo() : await startStoreProcess()).uri;
@@ -758,7 +674,12 @@ async function main(): Promise<void> {
     const raw = await rawCeiling(bench.sink, Array.from({ length: 100 }, (_, i) => representativeBody(i)), HTTP_EVENTS * SUBSCRIBERS);
     return { ...result, rawCeilingRps: raw.requestsPerSecond };
   };
-  const alone: Record<string, (bench: Bench) => Promise<unknown>> = { 'failing-publish': publishBesideFailing, 'head-of-line': headOfLine, retention: pruningUnderLoad, 'api-after-writes': afterWrites, 'http-fanout': httpAlone };
+  const volumeAlone = async (bench: Bench): Promise<VolumeResult & { rawCeilingRps: number }> => {
+    const result = await volumeScenario(volumeKit(uri, dbName, bench.sink));
+    const raw = await rawCeiling(bench.sink, Array.from({ length: 100 }, (_, i) => representativeBody(i)), EVENTS * SUBSCRIBERS);
+    return { ...result, rawCeilingRps: raw.requestsPerSecond };
+  };
+  const alone: Record<string, (bench: Bench) => Promise<unknown>> = { 'failing-publish': publishBesideFailing, 'head-of-line': headOfLine, retention: pruningUnderLoad, 'api-after-writes': afterWrites, 'http-fanout': httpAlone, volume: volumeAlone };
   if (ONLY !== undefined) {
     const scenario = alone[ONLY];
     if (!scenario) throw new Error(`BENCH_ONLY must be one of: ${Object.keys(alone).join(', ')}`);
@@ -772,6 +693,7 @@ async function main(): Promise<void> {
       console.log(`\nTargets, HTTP fan-out (${store}; raw undici ceiling in this run: ${(outcome as { rawCeilingRps: number }).rawCeilingRps} req/s)`);
       for (const { label, figure, target, ok } of httpFanOutTargets(outcome as HttpFanOutResult)) console.log(`  ${label.padEnd(52)} ${figure.padEnd(22)} target ${target.padEnd(16)} ${ok ? 'met' : 'MISSED'}`);
     }
+    if (ONLY === 'volume') printVolumeTargets(outcome as VolumeResult, (outcome as { rawCeilingRps: number }).rawCeilingRps);
     if (ONLY === 'api-after-writes') for (const { label, figure, target, ok } of apiAfterWritesTargets(outcome as ApiAfterWritesResult)) console.log(`  ${label.padEnd(52)} ${figure.padEnd(22)} target ${target.padEnd(16)} ${ok ? 'met' : 'MISSED'}`);
     await main.close();
     sink.process.kill('SIGTERM');
@@ -811,6 +733,8 @@ async function main(): Promise<void> {
   const commandsPerEvent = publishing.commandsPerEvent;
   console.log(JSON.stringify({ publishCommandsPerEvent: commandsPerEvent, publishLatencyMs: publishing.latencyMs }));
   await main.close();
+  const volume = await volumeScenario(volumeKit(uri, dbName, sink));
+  console.log(JSON.stringify({ volume }));
   const ordering = await orderingScenarios(orderingOptions);
 
   const [fanOutResult, delayedResult, steady] = results as [ScenarioResult, ScenarioResult, ScenarioResult, ScenarioResult];
@@ -839,6 +763,7 @@ async function main(): Promise<void> {
     apiAfterWrites: afterWritesResult,
     httpFanOut: http,
     ...(retention ? { retention } : {}),
+    volume,
     ordering,
     lost,
     duplicates,
@@ -877,6 +802,7 @@ async function main(): Promise<void> {
   for (const { label, figure, target, ok } of apiAfterWritesTargets(afterWritesResult)) line(label, figure, target, ok);
   for (const { label, figure, target, ok } of httpFanOutTargets(http)) line(label, figure, target, ok);
   if (retention) printRetentionTargets(retention);
+  printVolumeTargets(volume, raw.requestsPerSecond);
   console.log('\nWritten: .data/bench/delivery.json');
   // Stopped here, awaited, so the store shuts down idle and its files are removed; the exit
   // handler covers the other ways out.

@@ -1,6 +1,7 @@
 // The benchmark's receiver, in its own process so Herald's CPU and memory are measured alone.
 // Plain node:http on 127.0.0.1. Run: node bench/sink.ts  → prints {"port": N} on stdout.
-//   POST /control {"failRate": 0..1}  fraction of deliveries answered 500 (deterministic by count)
+//   POST /control {"failRate": 0..1, "status"?: N}  fraction of deliveries answered N (500 by
+//                                     default; deterministic by count)
 //   GET  /receipts?since=K            receipts K.. as [deliveryId, eventId, receivedAtMs, status]
 //   POST /reset                       forget receipts
 //   POST /hang/…                      a receiver that never answers (the request is held open)
@@ -12,6 +13,7 @@ type Receipt = [deliveryId: string, eventId: string, receivedAtMs: number, statu
 const receipts: Receipt[] = [];
 let failRate = 0;
 let failureBudget = 0;
+let failStatus = 500;
 
 const server = createServer((request, response) => {
   if (request.url?.startsWith('/hang')) {
@@ -23,7 +25,9 @@ const server = createServer((request, response) => {
   request.on('end', () => {
     const url = request.url ?? '/';
     if (url === '/control') {
-      failRate = (JSON.parse(Buffer.concat(chunks).toString()) as { failRate: number }).failRate;
+      const control = JSON.parse(Buffer.concat(chunks).toString()) as { failRate: number; status?: number };
+      failRate = control.failRate;
+      failStatus = control.status ?? 500;
       failureBudget = 0;
       response.writeHead(204).end();
       return;
@@ -46,7 +50,7 @@ const server = createServer((request, response) => {
     failureBudget += failRate;
     const fail = failureBudget >= 1;
     if (fail) failureBudget -= 1;
-    const status = fail ? 500 : 200;
+    const status = fail ? failStatus : 200;
     const deliveryId = String(request.headers['herald-delivery-id'] ?? request.headers['x-raw-id'] ?? '');
     receipts.push([deliveryId, String(request.headers['webhook-id'] ?? ''), Date.now(), status]);
     response.writeHead(status, { 'content-length': '2' }).end('ok');
