@@ -5,6 +5,7 @@ import { usePolling } from '../../live/use-polling';
 import { href, navigate } from '../../router';
 import { useSession } from '../../session/context';
 import { ActionReasons } from '../../ui/ActionReasons';
+import { CheckboxField } from '../../ui/CheckboxField';
 import { ErrorNotice } from '../../ui/ErrorNotice';
 import { Field } from '../../ui/Field';
 import { PageHeading } from '../../ui/PageHeading';
@@ -179,16 +180,12 @@ export function SubscriberForm({ id }: { id?: string }) {
             </Field>
           ))}
           {editing && existing.data?.tls && (
-            <div class="field checkbox">
-              <input
-                id="field-removeClientTls"
-                name="removeClientTls"
-                type="checkbox"
-                checked={values.removeClientTls}
-                onChange={(event) => set('removeClientTls', event.currentTarget.checked)}
-              />
-              <label for="field-removeClientTls">Remove the client certificate, its key and the CA bundle</label>
-            </div>
+            <CheckboxField
+              name="removeClientTls"
+              label="Remove the client certificate, its key and the CA bundle"
+              checked={values.removeClientTls}
+              onChange={(checked) => set('removeClientTls', checked)}
+            />
           )}
           {(Object.keys(OAUTH2_FIELDS) as Array<keyof typeof OAUTH2_FIELDS>).map((key) => (
             <Field key={key} id={`field-${key}`} label={OAUTH2_FIELDS[key].label} hint={OAUTH2_FIELDS[key].hint} error={errors[key]}>
@@ -207,39 +204,29 @@ export function SubscriberForm({ id }: { id?: string }) {
               }}
             </Field>
           ))}
-          <div class="field checkbox">
-            <input
-              id="field-oauth2SecretInBody"
-              name="oauth2SecretInBody"
-              type="checkbox"
-              checked={values.oauth2SecretInBody}
-              onChange={(event) => set('oauth2SecretInBody', event.currentTarget.checked)}
-            />
-            <label for="field-oauth2SecretInBody">Send the OAuth2 client id and secret in the request body instead of an HTTP Basic header</label>
-            {errors.oauth2SecretInBody && (
-              <p class="field-error" role="alert">
-                {errors.oauth2SecretInBody}
-              </p>
-            )}
-          </div>
+          <CheckboxField
+            name="oauth2SecretInBody"
+            label="Send the OAuth2 client id and secret in the request body instead of an HTTP Basic header"
+            checked={values.oauth2SecretInBody}
+            onChange={(checked) => set('oauth2SecretInBody', checked)}
+            error={errors.oauth2SecretInBody}
+          />
           {editing && existing.data?.oauth2 && (
-            <div class="field checkbox">
-              <input id="field-removeOAuth2" name="removeOAuth2" type="checkbox" checked={values.removeOAuth2} onChange={(event) => set('removeOAuth2', event.currentTarget.checked)} />
-              <label for="field-removeOAuth2">Remove the OAuth2 client credentials</label>
-            </div>
+            <CheckboxField name="removeOAuth2" label="Remove the OAuth2 client credentials" checked={values.removeOAuth2} onChange={(checked) => set('removeOAuth2', checked)} />
           )}
           <FilterEditor value={values.filter} events={values.events} error={errors.filter} onInput={(text) => set('filter', text)} />
-          <div class="field checkbox">
-            <input id="field-ordered" name="ordered" type="checkbox" checked={values.ordered} onChange={(event) => set('ordered', event.currentTarget.checked)} aria-describedby="field-ordered-hint" />
-            <label for="field-ordered">Ordered per aggregate: events of one aggregate type + id are delivered one at a time, in order</label>
-            <p id="field-ordered-hint" class="hint">
-              A delivery waiting on retries holds back only its own aggregate; each body carries its <code>sequence</code>. Turning it off releases what waits.
-            </p>
-          </div>
-          <div class="field checkbox">
-            <input id="field-enabled" name="enabled" type="checkbox" checked={values.enabled} onChange={(event) => set('enabled', event.currentTarget.checked)} />
-            <label for="field-enabled">Enabled: receives deliveries</label>
-          </div>
+          <CheckboxField
+            name="ordered"
+            label="Ordered per aggregate: events of one aggregate type + id are delivered one at a time, in order"
+            checked={values.ordered}
+            onChange={(checked) => set('ordered', checked)}
+            hint={
+              <>
+                A delivery waiting on retries holds back only its own aggregate; each body carries its <code>sequence</code>. Turning it off releases what waits.
+              </>
+            }
+          />
+          <CheckboxField name="enabled" label="Enabled: receives deliveries" checked={values.enabled} onChange={(checked) => set('enabled', checked)} />
           {action.error && <ErrorNotice error={action.error} />}
           {unchanged && (
             <p class="notice" role="status">
