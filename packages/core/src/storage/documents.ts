@@ -2,6 +2,7 @@
 // ISO-8601 strings only in API shapes.
 import type { StoredRetention } from '../rules/retention-policy.js';
 import type { DeliveryStatus, EventStatus } from '../schemas/index.js';
+import type { ClientCertificateFacts } from '../validation/client-tls.js';
 
 /** AES-256-GCM under a master key; base64 fields. */
 export interface SealedSecret {
@@ -20,16 +21,10 @@ export interface PreviousSecret {
  * TLS towards the endpoint (validation/client-tls.ts): a client certificate and its key (mutual TLS;
  * the certificate is public, the key sealed), CAs trusted for the endpoint, or both.
  */
-export interface SubscriberTlsDocument {
+export interface SubscriberTlsDocument extends ClientCertificateFacts {
   certificate?: string;
   key?: SealedSecret;
   caBundle?: string;
-  subject?: string;
-  issuer?: string;
-  fingerprint256?: string;
-  notBefore?: Date;
-  notAfter?: Date;
-  caCertificates: number;
 }
 
 /** OAuth2 client credentials (validation/oauth2.ts): everything but the client secret in clear. */
