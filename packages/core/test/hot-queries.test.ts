@@ -12,6 +12,8 @@ import { createHerald, type Herald, type Scope } from '../src/index.js';
 import { eventListQuery } from '../src/events/list-query.js';
 import { subscriberDeliveriesQueries } from '../src/subscribers/deliveries-query.js';
 import { EVENT_LIST_ORDER, SUBSCRIBER_DELIVERIES_ORDER } from '../src/storage/indexes.js';
+import { detectStoreCompat } from '../src/storage/compat.js';
+import type { DeliveryDocument } from '../src/storage/documents.js';
 import { storeHasCommand, testMongoUri, uniqueDbName } from '../../../test/support/mongo.js';
 import { recordingEngine } from './helpers.js';
 import { servingIndexes, type IndexSpec } from './support/index-fit.js';
@@ -180,5 +182,39 @@ describe('plans, where the store can show them', () => {
     expect(winning).toMatch(/IXSCAN/);
     expect(winning).toContain(query.index);
     expect(winning).not.toMatch(/"stage":"SORT"|COLLSCAN/);
+  });
+});
+
+describe("a conditional write to one row is served by `_id` (the claim's)", () => {
+  const due = new Date(Date.UTC(2032, 0, 3));
+
+  beforeAll(async () => {
+    // A burst: every row PENDING and due at the same instant, as one publish batch writes them.
+    await client.db(dbName).collection<{ _id: string }>('herald_delivery_queue').insertMany(
+      Array.from({ length: FILLER }, (_, index) => ({ _id: `burst-${index}`, eventId: `burst-event-${index}`, subscriberId: `sub-${index % 10}`, status: 'PENDING', attempts: 0, nextAttemptAt: due, createdAt: due })),
+    );
+  });
+
+  test('the filter matches the row only in the expected state', async () => {
+    const db = client.db(dbName);
+    const compat = await detectStoreCompat(db);
+    const queue = db.collection<DeliveryDocument>('herald_delivery_queue');
+    const claim = (id: string, attempts: number) =>
+      queue.updateOne(compat.byId<DeliveryDocument>(id, { status: 'PENDING', attempts, nextAttemptAt: due }), { $set: { status: 'IN_FLIGHT' } });
+    expect((await claim('burst-1', 1)).modifiedCount).toBe(0); // another incarnation
+    expect((await claim('burst-1', 0)).modifiedCount).toBe(1);
+    expect((await claim('burst-1', 0)).modifiedCount).toBe(0); // no longer PENDING
+    expect(await queue.countDocuments({ status: 'IN_FLIGHT' })).toBe(1);
+  });
+
+  test('PostgreSQL reads it by the `_id` index, not by an index on the state it expects (FerretDB v1)', async (context) => {
+    const db = client.db(dbName);
+    const compat = await detectStoreCompat(db);
+    context.skip(compat.name !== 'ferretdb-v1', 'MongoDB plans an `_id` equality by the `_id` index whatever else the filter names');
+    const filter = compat.byId<DeliveryDocument>('burst-7', { status: 'PENDING', attempts: 0, nextAttemptAt: due });
+    const plan = await db.command({ explain: { find: 'herald_delivery_queue', filter }, verbosity: 'queryPlanner' });
+    const postgres = JSON.stringify(plan.queryPlanner);
+    expect(postgres).toMatch(/"Index Name":"[^"]*__id_[^"]*"/);
+    expect(postgres).not.toMatch(/Seq Scan|"Index Name":"[^"]*(engine_due|subscriber_status|engine_lease)/);
   });
 });

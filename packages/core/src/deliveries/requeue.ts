@@ -42,7 +42,7 @@ export async function requeueRows(context: CoreContext, filter: Filter<DeliveryD
     for (const part of chunks(again, compat.maxWriteBatch)) {
       const result = await compat.write(() =>
         collections.queue.bulkWrite(
-          part.map((row) => ({ updateOne: { filter: { _id: row._id, status: 'PENDING' as const, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt }, update: { $set: { ...fresh, retryBudgetFrom: row.attempts } } } })),
+          part.map((row) => ({ updateOne: { filter: compat.byId<DeliveryDocument>(row._id, { status: 'PENDING', attempts: row.attempts, nextAttemptAt: row.nextAttemptAt }), update: { $set: { ...fresh, retryBudgetFrom: row.attempts } } } })),
           { ordered: false },
         ),
       );

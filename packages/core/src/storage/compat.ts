@@ -30,6 +30,12 @@
 //   or limit is pushed down either (`explain`: `sortPushdown`/`limitPushdown` false, PostgreSQL a
 //   sequential scan), so a list page reads and sorts every document its equalities select:
 //   docs/ARCHITECTURE.md "Hot queries of the read side".
+// - `byId`: a conditional write to one document names its `_id` and the state it expects. Handed
+//   to PostgreSQL whole, the planner may serve it from an index on the expected fields instead of
+//   `_id`: a claim's `status: 'PENDING'` and `nextAttemptAt` then read every row of a burst (one
+//   publish batch shares one `nextAttemptAt`), measured 18 ms per row updated at 10,000 queued rows
+//   against 2.7 ms with `_id` alone. The expected state is written as one-value `$in`s, which
+//   FerretDB matches in Go on the one document fetched by `_id`; the result is the same.
 // - transient errors: `InternalError` (code 1) "deadlock detected" from PostgreSQL, or "database is
 //   locked" from the SQLite handler, is retried with bounded backoff. On MongoDB the driver's
 //   retryable reads and writes do this.
@@ -39,7 +45,7 @@
 //
 // Chosen by detection (`buildInfo` carries `ferretdbVersion` on FerretDB) or by configuration
 // (`storeCompat: 'mongodb' | 'ferretdb-v1'`). docs/ARCHITECTURE.md "Store compatibility" has the list.
-import type { Db } from 'mongodb';
+import type { Db, Filter } from 'mongodb';
 import { CLIENT_TIMEOUT_DEFAULTS, isTransientStoreError, withinDeadline } from './availability.js';
 import { StoreLane } from './store-lane.js';
 
@@ -75,6 +81,15 @@ export interface StoreCompat {
   deliveryBacklog(present: boolean): void;
   /** Runs a read, through the lane and with transient retries on FerretDB v1. */
   retry<T>(operation: () => Promise<T>, urgent?: boolean): Promise<T>;
+  /** The filter of one document by `_id` in an expected state (scalar values), served by `_id`. */
+  byId<T extends { _id: string }>(id: string, expected: Partial<Omit<T, '_id'>>): Filter<T>;
+}
+
+/** Equality on `_id` alone reaches the store's query planner; the rest is matched on that document. */
+function expectedAfterFetch<T extends { _id: string }>(id: string, expected: Partial<Omit<T, '_id'>>): Filter<T> {
+  const filter: Record<string, unknown> = { _id: id };
+  for (const [field, value] of Object.entries(expected)) filter[field] = { $in: [value] };
+  return filter as Filter<T>;
 }
 
 const TRANSIENT_RETRIES = 5;
@@ -103,7 +118,7 @@ export function storeCompat(name: StoreCompatName, deadlineMs: number = CLIENT_T
   const bounded = <T>(operation: () => Promise<T>): Promise<T> => withinDeadline(operation(), deadlineMs);
   if (name === 'mongodb') {
     const direct = <T>(operation: () => Promise<T>, _urgent?: boolean): Promise<T> => bounded(operation);
-    return { name, deliveryBacklog: () => {}, uniqueKeyClaims: false, groupedOutcomeWrites: false, deferredEventCounters: false, pointReads: false, concurrentOperations: true, writeConcurrency: 4, maxWriteBatch: Number.POSITIVE_INFINITY, write: direct, retry: direct };
+    return { name, deliveryBacklog: () => {}, uniqueKeyClaims: false, groupedOutcomeWrites: false, deferredEventCounters: false, pointReads: false, concurrentOperations: true, writeConcurrency: 4, maxWriteBatch: Number.POSITIVE_INFINITY, write: direct, retry: direct, byId: <T extends { _id: string }>(_id: string, expected: Partial<Omit<T, '_id'>>) => ({ _id, ...expected }) as Filter<T> };
   }
   const lane = new StoreLane();
   return {
@@ -118,6 +133,7 @@ export function storeCompat(name: StoreCompatName, deadlineMs: number = CLIENT_T
     deliveryBacklog: (present) => lane.setBacklog(present),
     write: (operation, urgent) => lane.run(() => retryTransient(() => bounded(operation)), urgent),
     retry: (operation, urgent) => lane.run(() => retryTransient(() => bounded(operation)), urgent),
+    byId: expectedAfterFetch,
   };
 }
 
