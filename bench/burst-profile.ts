@@ -4,7 +4,7 @@
 // time, the drain rate, and every command Herald sent by name, collection and statement count
 // (one statement or several), with its count, total and mean time: where a burst's time goes.
 //
-//   node --import ./packages/core/test/engine/support/register-ts.mjs bench/burst-profile.ts
+//   npm run bench:burst
 //
 // MONGODB_URI names the store (else memory-mongo is started: scripts/tools/memory-mongo.sh);
 // EVENTS and BATCH change the burst. A diagnosis, not a benchmark: one run, no targets.
