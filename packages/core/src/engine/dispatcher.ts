@@ -36,6 +36,7 @@ import type { Breaker, Transition } from './breaker.js';
 import type { EngineConfig } from './config.js';
 import type { EngineLogger, EngineMetrics } from './contract.js';
 import { describeError } from './describe-error.js';
+import { ClaimContention } from './claim-contention.js';
 import { DUE_LOOK_AHEAD, DueWindow } from './due-window.js';
 import type { HttpSender } from './http/sender.js';
 import type { ClientTlsCache } from './client-tls.js';
@@ -77,6 +78,7 @@ export interface DispatcherDeps {
 export class Dispatcher implements FastPath {
   private readonly slots: Slots;
   private readonly window = new DueWindow();
+  private readonly contention = new ClaimContention();
   private readonly outcomes: OutcomeBatcher;
   private readonly observer: AttemptObserver;
   private tokenSeq = 0;
@@ -255,7 +257,7 @@ export class Dispatcher implements FastPath {
     }
     const known = this.window.rows(nowMs);
     const due = known.length;
-    const chosen = this.slots.gates.choose(known, free, nowMs);
+    const chosen = this.slots.gates.choose(this.contention.order(known, free, nowMs, this.deps.random ?? Math.random), free, nowMs);
     this.window.remove(chosen);
     // Nothing due, or only rows a subscriber's own limits hold back for now: the poll is keeping up.
     if (chosen.length === 0) this.lastKeptUpAt = this.lastStepAt;
@@ -275,7 +277,10 @@ export class Dispatcher implements FastPath {
       launched = new Set(won.map((row) => row._id));
       if (won.length > 0) this.lastKeptUpAt = this.lastStepAt;
       // Someone else is working the rows read ahead (another worker, a cancel, a retry): read afresh.
-      if (won.length < chosen.length) this.window.clear();
+      if (won.length < chosen.length) {
+        this.window.clear();
+        this.contention.lost(nowMs);
+      }
       // An event's sensitive values are opened once for all its rows in the batch.
       const payloads = new Map<string, EventPayload | undefined>();
       for (const row of won) {
