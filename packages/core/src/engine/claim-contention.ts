@@ -2,8 +2,8 @@
 // the same rows, one would win them all and the others would win nothing, read again and meet the
 // same rows — so several replicas would drain a backlog no faster than one. Once a claim has lost
 // rows to another claimer, this engine starts its choice at a random point of the due rows it
-// knows for a while, so replicas mostly claim different rows. Alone on its queue an engine keeps
-// strict due order. Pure: the caller gives the time and the random source.
+// knows for a while, so replicas mostly claim different rows. An engine whose claims lose nothing
+// keeps strict due order. Pure: the caller gives the time and the random source.
 import type { Random } from './backoff.js';
 
 /** How long after a lost claim choices are spread. */
