@@ -8,15 +8,12 @@
 //
 // MONGODB_URI names the store (else memory-mongo is started: scripts/tools/memory-mongo.sh);
 // EVENTS and BATCH change the burst. A diagnosis, not a benchmark: one run, no targets.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
 import { MongoClient } from 'mongodb';
 import { createHerald } from '@herald/core';
-import { freePort } from '../test/support/ferretdb.js';
-import { waitForPing } from '../test/support/ping.js';
+import { endScript, scriptStore } from './memory-mongo.js';
 
 const EVENTS = Number(process.env.EVENTS ?? 1_000);
 const BATCH = Number(process.env.BATCH ?? 100);
@@ -24,14 +21,8 @@ const PUBLISHERS = 4;
 const SUBSCRIBERS = 10;
 const scope = { orgId: 'burst', actor: 'bench' };
 
-let store: ChildProcess | undefined;
-let uri = process.env.MONGODB_URI;
-if (!uri) {
-  const port = await freePort();
-  store = spawn(resolve(import.meta.dirname, '../.tools/bin/memory-mongo'), [String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
-  uri = `mongodb://127.0.0.1:${port}/`;
-  await waitForPing(uri, store, 30_000);
-}
+const store = await scriptStore();
+const { uri } = store;
 
 let received = 0;
 const receiver = createServer((request, response) => {
@@ -94,20 +85,14 @@ await Promise.all(
 const publishMs = Date.now() - started;
 while (received < EVENTS * SUBSCRIBERS && Date.now() - started < 300_000) await new Promise((tick) => setTimeout(tick, 20));
 const drainMs = Date.now() - started;
-console.log(JSON.stringify({ store: store ? 'memory-mongo' : 'MONGODB_URI', events: EVENTS, batch: BATCH, publishMs, drainMs, received, deliveriesPerSecond: Math.round((received / drainMs) * 1000) }));
+console.log(JSON.stringify({ store: store.label, events: EVENTS, batch: BATCH, publishMs, drainMs, received, deliveriesPerSecond: Math.round((received / drainMs) * 1000) }));
 console.log('command (count, total ms, mean ms):');
 for (const [key, { n, ms }] of [...profile].sort((a, b) => b[1].ms - a[1].ms)) console.log(`  ${key.padEnd(48)} ${String(n).padStart(6)} ${ms.toFixed(0).padStart(7)} ${(ms / n).toFixed(1).padStart(7)}`);
 
-// A store or engine that does not let go within 10 s must not keep the run from ending.
-await Promise.race([
-  (async () => {
-    await herald.close();
-    await db.dropDatabase();
-    await client.close();
-    receiver.closeAllConnections();
-    receiver.close();
-  })(),
-  new Promise((giveUp) => setTimeout(giveUp, 10_000).unref()),
-]);
-store?.kill('SIGTERM');
-process.exit(0);
+await endScript(store, async () => {
+  await herald.close();
+  await db.dropDatabase();
+  await client.close();
+  receiver.closeAllConnections();
+  receiver.close();
+});

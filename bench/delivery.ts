@@ -20,9 +20,9 @@ import { createInterface } from 'node:readline';
 import { MongoClient, type Db } from 'mongodb';
 import { Agent, request } from 'undici';
 import { createHerald, type DeliveryOptions, type Herald, type Scope } from '@herald/core';
-import { freePort, type RunningFerretDb } from '../test/support/ferretdb.js';
+import type { RunningFerretDb } from '../test/support/ferretdb.js';
 import { startStoreProcess } from '../test/support/store-process.js';
-import { waitForPing } from '../test/support/ping.js';
+import { startMemoryMongo } from './memory-mongo.js';
 import { orderingScenarios, orderingTargets, type OrderingSummary } from './ordering.js';
 import { treeCpuMs } from './process-tree-cpu.js';
 import { seedSettledHistory, storedBytes } from './retention-seed.js';
@@ -76,23 +76,6 @@ const MEMORY_MONGO = process.env.BENCH_STORE === 'memory-mongo';
  * FerretDB, whose (a) is meant to start on an empty history.
  */
 const WARMUP_EVENTS = num('BENCH_WARMUP_EVENTS', MEMORY_MONGO ? 300 : 0);
-
-async function startMemoryMongo(): Promise<RunningFerretDb & { pid: number }> {
-  const launcher = resolve(import.meta.dirname, '../.tools/bin/memory-mongo');
-  if (!existsSync(launcher)) throw new Error("memory-mongo is not built: run 'bash scripts/tools/memory-mongo.sh' first");
-  const port = await freePort();
-  const child = spawn(launcher, [String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const uri = `mongodb://127.0.0.1:${port}/`;
-  await waitForPing(uri, child, 30_000); // the JVM takes a few seconds to start
-  return {
-    uri,
-    pid: child.pid!,
-    async stop() {
-      child.kill('SIGTERM');
-      await new Promise((r) => child.once('exit', r));
-    },
-  };
-}
 
 /** The latency proxy in its own process; resolves to the URI to connect through. */
 async function startProxyProcess(uri: string, delayMs: number): Promise<{ uri: string; stop(): void }> {

@@ -9,15 +9,12 @@
 //
 // MONGODB_URI names the store (else memory-mongo is started: scripts/tools/memory-mongo.sh). The
 // engines share this process, as the receiver does: it measures how they share the queue, not CPU.
-import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { resolve } from 'node:path';
 import { MongoClient, type Db } from 'mongodb';
 import { createHerald, type Herald } from '@herald/core';
-import { freePort } from '../test/support/ferretdb.js';
-import { waitForPing } from '../test/support/ping.js';
+import { endScript, scriptStore } from './memory-mongo.js';
 
 const EVENTS = Number(process.env.EVENTS ?? 1_000);
 const WORKERS = Number(process.env.WORKERS ?? 2);
@@ -25,14 +22,8 @@ const SUBSCRIBERS = 10;
 const scope = { orgId: 'replicas', actor: 'bench' };
 const masterKeys = { current: 'k1', keys: { k1: randomBytes(32).toString('base64') } };
 
-let store: ChildProcess | undefined;
-let uri = process.env.MONGODB_URI;
-if (!uri) {
-  const port = await freePort();
-  store = spawn(resolve(import.meta.dirname, '../.tools/bin/memory-mongo'), [String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
-  uri = `mongodb://127.0.0.1:${port}/`;
-  await waitForPing(uri, store, 30_000);
-}
+const store = await scriptStore();
+const { uri } = store;
 
 const received = new Map<string, number>();
 const receiver = createServer((request, response) => {
@@ -99,21 +90,15 @@ const drainMs = Date.now() - started;
 await new Promise((settle) => setTimeout(settle, 500)); // a late duplicate would arrive now
 const duplicates = [...received.values()].reduce((sum, count) => sum + count - 1, 0);
 console.log(
-  JSON.stringify({ store: store ? 'memory-mongo' : 'MONGODB_URI', workers: WORKERS, rows: expected, received: received.size, drainMs, deliveriesPerSecond: Math.round((received.size / drainMs) * 1000), duplicates, lostClaims }),
+  JSON.stringify({ store: store.label, workers: WORKERS, rows: expected, received: received.size, drainMs, deliveriesPerSecond: Math.round((received.size / drainMs) * 1000), duplicates, lostClaims }),
 );
 
-// A store or engine that does not let go within 10 s must not keep the run from ending.
-await Promise.race([
-  (async () => {
-    await Promise.all(workers.map((worker) => worker.close()));
-    await publisher.close();
-    await Promise.all(workerClients.map((workerClient) => workerClient.close()));
-    await db.dropDatabase();
-    await client.close();
-    receiver.closeAllConnections();
-    receiver.close();
-  })(),
-  new Promise((giveUp) => setTimeout(giveUp, 10_000).unref()),
-]);
-store?.kill('SIGTERM');
-process.exit(0);
+await endScript(store, async () => {
+  await Promise.all(workers.map((worker) => worker.close()));
+  await publisher.close();
+  await Promise.all(workerClients.map((workerClient) => workerClient.close()));
+  await db.dropDatabase();
+  await client.close();
+  receiver.closeAllConnections();
+  receiver.close();
+});
