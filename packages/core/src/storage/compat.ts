@@ -85,6 +85,11 @@ export interface StoreCompat {
   byId<T extends { _id: string }>(id: string, expected: Partial<Omit<T, '_id'>>): Filter<T>;
 }
 
+/** The `_id` and the expected state, all equalities: MongoDB plans them by the `_id` index. */
+function expectedWithId<T extends { _id: string }>(id: string, expected: Partial<Omit<T, '_id'>>): Filter<T> {
+  return { _id: id, ...expected } as Filter<T>;
+}
+
 /** Equality on `_id` alone reaches the store's query planner; the rest is matched on that document. */
 function expectedAfterFetch<T extends { _id: string }>(id: string, expected: Partial<Omit<T, '_id'>>): Filter<T> {
   const filter: Record<string, unknown> = { _id: id };
@@ -118,7 +123,7 @@ export function storeCompat(name: StoreCompatName, deadlineMs: number = CLIENT_T
   const bounded = <T>(operation: () => Promise<T>): Promise<T> => withinDeadline(operation(), deadlineMs);
   if (name === 'mongodb') {
     const direct = <T>(operation: () => Promise<T>, _urgent?: boolean): Promise<T> => bounded(operation);
-    return { name, deliveryBacklog: () => {}, uniqueKeyClaims: false, groupedOutcomeWrites: false, deferredEventCounters: false, pointReads: false, concurrentOperations: true, writeConcurrency: 4, maxWriteBatch: Number.POSITIVE_INFINITY, write: direct, retry: direct, byId: <T extends { _id: string }>(_id: string, expected: Partial<Omit<T, '_id'>>) => ({ _id, ...expected }) as Filter<T> };
+    return { name, deliveryBacklog: () => {}, uniqueKeyClaims: false, groupedOutcomeWrites: false, deferredEventCounters: false, pointReads: false, concurrentOperations: true, writeConcurrency: 4, maxWriteBatch: Number.POSITIVE_INFINITY, write: direct, retry: direct, byId: expectedWithId };
   }
   const lane = new StoreLane();
   return {
