@@ -89,7 +89,7 @@ async function startProxyProcess(uri: string, delayMs: number): Promise<{ uri: s
   return { uri: proxied, stop: () => child.kill('SIGTERM') };
 }
 
-/** Commands sent by every monitored client of this process (Herald's own connections). */
+/** Operations (pool check-outs) of every counted bench client of this process (Herald's own connections). */
 let commandCount = 0;
 /** The store's root process when the bench started it. */
 let storePid: number | undefined;
@@ -446,12 +446,18 @@ function representativeBody(i: number): string {
   });
 }
 
-function monitoredClient(uri: string, counted = true): { client: MongoClient; outstanding: Map<number, string> } {
-  const client = new MongoClient(uri, { monitorCommands: true });
+/**
+ * Herald's client in the bench, as the host creates it: operations are counted from the pool's
+ * check-outs, which every client emits. Command events cost CPU on every reply (the driver decodes
+ * it once more for the event), so they are on only when BENCH_PROFILE_COMMANDS or
+ * BENCH_TRACE_COMMANDS asks for what they tell.
+ */
+function benchClient(uri: string, counted = true): { client: MongoClient; outstanding: Map<number, string> } {
+  const client = new MongoClient(uri, { monitorCommands: PROFILE_COMMANDS || TRACE_COMMANDS });
+  if (counted) client.on('connectionCheckedOut', () => { commandCount += 1; });
   const outstanding = new Map<number, string>();
   client.on('commandStarted', (event) => {
-    if (counted) commandCount += 1;
-    outstanding.set(event.requestId, `${event.commandName} ${String((event.command as Record<string, unknown>)[event.commandName])} @${Date.now()} ${process.env.BENCH_TRACE_COMMANDS ? JSON.stringify(event.command).slice(0, 3000) : ''}`);
+    outstanding.set(event.requestId, `${event.commandName} ${String((event.command as Record<string, unknown>)[event.commandName])} @${Date.now()} ${TRACE_COMMANDS ? JSON.stringify(event.command).slice(0, 3000) : ''}`);
   });
   client.on('commandSucceeded', (event) => {
     const started = outstanding.get(event.requestId);
@@ -470,6 +476,7 @@ function monitoredClient(uri: string, counted = true): { client: MongoClient; ou
 
 /** BENCH_PROFILE_COMMANDS=1: per command and collection, how many and how long (printed per scenario). */
 const PROFILE_COMMANDS = process.env.BENCH_PROFILE_COMMANDS === '1';
+const TRACE_COMMANDS = Boolean(process.env.BENCH_TRACE_COMMANDS);
 const commandProfile = new Map<string, { n: number; ms: number }>();
 
 function printCommandProfile(scenario: string): void {
@@ -509,7 +516,7 @@ async function httpScenario(uri: string, bench: Bench, inProcess?: ScenarioResul
 
 /** `engine`: settings of a scenario's own, over the benchmark's (volume: its retries and breaker). */
 async function openBench(uri: string, dbName: string, sink: Sink, engine: DeliveryOptions = {}): Promise<Bench & { close(): Promise<void> }> {
-  const { client, outstanding } = monitoredClient(uri);
+  const { client, outstanding } = benchClient(uri);
   await client.connect();
   const db = client.db(dbName);
   const herald = await createHerald({
@@ -545,7 +552,7 @@ async function openBench(uri: string, dbName: string, sink: Sink, engine: Delive
     db,
     sink,
     async diagnose() {
-      console.log(`  database commands still waiting for an answer at ${Date.now()}:`, JSON.stringify([...outstanding.values()]));
+      if (TRACE_COMMANDS || PROFILE_COMMANDS) console.log(`  database commands still waiting for an answer at ${Date.now()}:`, JSON.stringify([...outstanding.values()]));
       const byStatus = await Promise.all(['herald_delivery_queue', 'herald_deliveries'].map((name) => db.collection(name).aggregate([{ $group: { _id: '$status', n: { $sum: 1 } } }]).toArray()));
       console.log('  rows by status:', JSON.stringify(byStatus), 'engine:', JSON.stringify(herald.metrics()));
     },
@@ -563,9 +570,9 @@ async function openBench(uri: string, dbName: string, sink: Sink, engine: Delive
  * every round trip in series adds BENCH_DB_LATENCY_MS).
  */
 async function publishCost(uri: string, dbName: string, bench: Bench): Promise<{ commandsPerEvent: number; latencyMs: ReturnType<typeof latencySummary> }> {
-  const { client } = monitoredClient(uri, false);
+  const { client } = benchClient(uri, false);
   let commands = 0;
-  client.on('commandStarted', () => { commands += 1; });
+  client.on('connectionCheckedOut', () => { commands += 1; });
   await client.connect();
   const publisher = await createHerald({ mongo: { db: client.db(dbName) }, masterKeys, eventTypes: [{ type: 'order.created', sensitive: ['card'] }] });
   const run = newRun();

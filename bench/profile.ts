@@ -8,14 +8,14 @@
 //   BENCH_STORE=memory-mongo npm run bench:profile   the MongoDB path
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { Session } from 'node:inspector/promises';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { MongoClient } from 'mongodb';
-import { createHerald } from '../packages/core/src/index.js';
-import { freePort } from '../test/support/ferretdb.js';
+import { clientTimeoutOptions, createHerald } from '../packages/core/src/index.js';
 import { startStoreProcess } from '../test/support/store-process.js';
+import { startMemoryMongo } from './memory-mongo.js';
 
 const EVENTS = Number(process.env.BENCH_PROFILE_EVENTS ?? 2_000);
 const WARMUP = Number(process.env.BENCH_WARMUP_EVENTS ?? 300);
@@ -32,24 +32,7 @@ interface ProfileNode {
 
 async function startStore(): Promise<{ uri: string; stop(): Promise<void> }> {
   if (process.env.MONGODB_URI) return { uri: process.env.MONGODB_URI, stop: async () => undefined };
-  if (process.env.BENCH_STORE !== 'memory-mongo') return startStoreProcess();
-  const launcher = resolve(root, '.tools/bin/memory-mongo');
-  if (!existsSync(launcher)) throw new Error("memory-mongo is not built: run 'bash scripts/tools/memory-mongo.sh' first");
-  const port = await freePort();
-  const child = spawn(launcher, [String(port)], { stdio: ['ignore', 'ignore', 'inherit'] });
-  const uri = `mongodb://127.0.0.1:${port}/`;
-  for (let tries = 0; ; tries++) {
-    const client = new MongoClient(uri, { serverSelectionTimeoutMS: 1_000 });
-    try {
-      await client.db('admin').command({ ping: 1 });
-      break;
-    } catch (error) {
-      if (tries > 60) throw error;
-    } finally {
-      await client.close();
-    }
-  }
-  return { uri, stop: async () => void child.kill('SIGTERM') };
+  return process.env.BENCH_STORE === 'memory-mongo' ? startMemoryMongo() : startStoreProcess();
 }
 
 async function startSink(): Promise<{ url: string; count(): Promise<number>; stop(): void }> {
@@ -101,7 +84,11 @@ function summarize(profile: { nodes: ProfileNode[]; samples: number[]; timeDelta
 async function main(): Promise<void> {
   const store = await startStore();
   const sink = await startSink();
-  const client = new MongoClient(store.uri);
+  // The client the host creates. Operations are counted from its pool's check-outs: command events
+  // would need `monitorCommands`, which costs CPU the host does not spend.
+  const client = new MongoClient(store.uri, clientTimeoutOptions(store.uri));
+  let commands = 0;
+  client.on('connectionCheckedOut', () => { commands += 1; });
   await client.connect();
   const herald = await createHerald({
     mongo: { client, dbName: `profile_${Date.now()}` },
@@ -133,11 +120,13 @@ async function main(): Promise<void> {
   await session.post('Profiler.enable');
   await session.post('Profiler.setSamplingInterval', { interval: 200 });
   const cpuBefore = process.cpuUsage();
+  const commandsBefore = commands;
   const started = performance.now();
   await session.post('Profiler.start');
   await fanOut(EVENTS);
   const { profile } = await session.post('Profiler.stop');
   const cpu = process.cpuUsage(cpuBefore);
+  const commandsPerDelivery = (commands - commandsBefore) / (EVENTS * SUBSCRIBERS);
   const seconds = (performance.now() - started) / 1000;
   session.disconnect();
 
@@ -145,7 +134,7 @@ async function main(): Promise<void> {
   writeFileSync(resolve(root, '.data/bench/delivery.cpuprofile'), JSON.stringify(profile));
   const deliveries = EVENTS * SUBSCRIBERS;
   const { total, byFunction, bySource } = summarize(profile as unknown as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] });
-  console.log(`${deliveries} deliveries in ${seconds.toFixed(1)} s; Herald's process CPU ${((cpu.user + cpu.system) / 1000 / deliveries).toFixed(3)} ms per delivery; profile written to .data/bench/delivery.cpuprofile`);
+  console.log(`${deliveries} deliveries in ${seconds.toFixed(1)} s; Herald's process CPU ${((cpu.user + cpu.system) / 1000 / deliveries).toFixed(3)} ms per delivery (${(cpu.system / 1000 / deliveries).toFixed(3)} of it in the kernel), ${commandsPerDelivery.toFixed(2)} store operations per delivery; profile written to .data/bench/delivery.cpuprofile`);
   const share = (ms: number) => `${((ms / total) * 100).toFixed(1).padStart(5)} %  ${(ms / deliveries * 1000).toFixed(1).padStart(6)} µs/delivery`;
   console.log('\nself time by source ((idle): the process waited; (garbage collector) and (program): V8 itself):');
   for (const [source, ms] of [...bySource].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`${share(ms)}  ${source}`);

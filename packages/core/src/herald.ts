@@ -13,7 +13,7 @@ import { stepRecoveries } from './deliveries/recovery.js';
 import { silentLogger } from './shared/logger.js';
 import { collectionsFor, DEFAULT_COLLECTION_PREFIX, type Collections } from './storage/collections.js';
 import { ConfigError } from './shared/errors.js';
-import { storeClientOptions } from './storage/availability.js';
+import { clientTimeoutOptions } from './storage/availability.js';
 import { keepClientConnected } from './storage/client-keeper.js';
 import { detectStoreCompat, type StoreCompat } from './storage/compat.js';
 import { ensureIndexes } from './storage/indexes.js';
@@ -42,7 +42,7 @@ export const PENDING_FAN_OUT_GRACE_MS = 30_000;
 async function connect(mongo: MongoConnection): Promise<{ db: Db; ownedClient: MongoClient | undefined }> {
   if ('db' in mongo) return { db: mongo.db, ownedClient: undefined };
   if ('client' in mongo) return { db: mongo.client.db(mongo.dbName), ownedClient: undefined };
-  const client = new MongoClient(mongo.uri, storeClientOptions(mongo.uri));
+  const client = new MongoClient(mongo.uri, clientTimeoutOptions(mongo.uri));
   await client.connect();
   return { db: client.db(mongo.dbName), ownedClient: client };
 }

@@ -33,7 +33,7 @@ export {
   ValidationError,
   type FieldIssue,
 } from './shared/errors.js';
-export { clientTimeoutOptions, isStoreUnavailable, storeClientOptions, StoreUnavailableError } from './storage/availability.js';
+export { clientTimeoutOptions, isStoreUnavailable, StoreUnavailableError } from './storage/availability.js';
 export { keepClientConnected, type ClientKeeper, type ClientKeeperOptions } from './storage/client-keeper.js';
 export { contextFromTraceparent } from './shared/tracing.js';
 export { DELETED_USER, SYSTEM_ACTOR } from './subscribers/mapping.js';

@@ -69,8 +69,8 @@ export interface Herald {
   close(): Promise<void>;
   health(): Promise<HeraldHealth>;
   /**
-   * How long the store has answered no command while some waited (0 when none waits, or when the
-   * client Herald was given was created without `monitorCommands`, which it needs to see them).
+   * How long the store has answered no operation while some waited (0 when none waits), read from
+   * the client's connection pool events.
    */
   storeSilentForMs(): number;
   /** Counters and gauges of the delivery engine, for the host's /metrics. */

@@ -1,6 +1,6 @@
 // The imperative shell: connects MongoDB, creates Herald (core), the server's stores and the Fastify
 // app, starts what the mode asks for, and knows how to stop it all in order.
-import { createHerald, keepClientConnected, storeClientOptions, type Herald } from '@herald/core';
+import { clientTimeoutOptions, createHerald, keepClientConnected, type Herald } from '@herald/core';
 import type { FastifyInstance } from 'fastify';
 import { MongoClient } from 'mongodb';
 import type { Logger } from 'pino';
@@ -61,7 +61,7 @@ export async function startHost(config: HostConfig, options: StartHostOptions = 
   const logger = options.logger ?? createLogger(config.logLevel, undefined, logFormatFor(config.logFormat, process.stdout.isTTY === true));
   // Driver options (timeouts, TLS, pool) come from the URI, so operators tune them in one place;
   // where it is silent, timeouts default to answering within seconds during an outage.
-  const client = new MongoClient(config.mongodbUri, storeClientOptions(config.mongodbUri));
+  const client = new MongoClient(config.mongodbUri, clientTimeoutOptions(config.mongodbUri));
   await connectWhenReachable(client, { logger, listen: { host: config.host, port: config.port }, engine: mode === 'api-only' ? 'disabled' : 'stopped' });
   const keeper = keepClientConnected(client, { logger: logger.child({ component: 'store' }) });
   const db = client.db(config.mongodbDbName);

@@ -75,11 +75,6 @@ export function withinDeadline<T>(operation: Promise<T>, ms: number): Promise<T>
  */
 export const CLIENT_TIMEOUT_DEFAULTS = { serverSelectionTimeoutMS: 5_000, socketTimeoutMS: 60_000 } as const;
 
-/** Options for a client Herald creates: the timeout defaults, and command events for `watchStore`. */
-export function storeClientOptions(uri: string): ReturnType<typeof clientTimeoutOptions> & { monitorCommands: true } {
-  return { ...clientTimeoutOptions(uri), monitorCommands: true };
-}
-
 export function clientTimeoutOptions(uri: string): Partial<Record<keyof typeof CLIENT_TIMEOUT_DEFAULTS, number>> {
   const query = uri.split('?')[1] ?? '';
   const set = new Set(query.split('&').map((pair) => pair.split('=')[0]!.toLowerCase()));

@@ -1,24 +1,24 @@
-// Whether the store is answering, judged from the driver's command events: a busy store keeps
-// answering commands, a stuck one answers none while commands wait. That is what lets the host tell
-// "busy" (ready, keep waiting) from "stuck" (503 now, not ready). A lone slow command looks like
-// silence too, so when commands have waited a while with none answered the watch sends one small
-// read of its own (`probe`): a store that answers it is busy, and its answer ends the silence.
-// The client must be created with `monitorCommands: true` (`storeClientOptions` sets it): the
-// driver fixes the option per connection pool when it connects.
-import type { CommandFailedEvent, CommandStartedEvent, CommandSucceededEvent, MongoClient } from 'mongodb';
+// Whether the store is answering, judged from the driver's connection pool: an operation holds a
+// connection from its check-out until its answer (or failure) checks it back in. A busy store keeps
+// checking connections back in, a stuck one checks in none while operations wait. That is what lets
+// the host tell "busy" (ready, keep waiting) from "stuck" (503 now, not ready). A lone slow
+// operation looks like silence too, so when operations have waited a while with none answered the
+// watch sends one small read of its own (`probe`): a store that answers it is busy, and its answer
+// ends the silence.
+// The pool's events are emitted on every client. Command events would say the same, but only on a
+// client created with `monitorCommands`, which then decodes every reply once more for its event.
+import type { ConnectionCheckedInEvent, ConnectionCheckedOutEvent, MongoClient } from 'mongodb';
 
 export interface StoreWatch {
   /**
-   * How long commands have waited with none answered: 0 when no command waits, else the time since
-   * the later of the last answer and the oldest waiting command's start.
+   * How long operations have waited with none answered: 0 when none waits, else the time since the
+   * later of the last answer and the oldest waiting operation's start.
    */
   silentForMs(): number;
-  /** Milliseconds since the store last answered any command (Infinity before the first). */
+  /** Milliseconds since the store last answered any operation (Infinity before the first). */
   sinceLastAnswerMs(): number;
-  /** Commands sent and not answered yet. */
+  /** Operations holding a connection and not answered yet. */
   readonly waiting: number;
-  /** False when the client was created without `monitorCommands`: then nothing is seen (silence 0). */
-  readonly sees: boolean;
   stop(): void;
 }
 
@@ -33,17 +33,16 @@ const PROBE_CHECK_INTERVAL_MS = 250;
 
 export function watchStore(client: MongoClient, options: StoreWatchOptions = {}): StoreWatch {
   const { now = Date.now, probe, probeAfterMs = 500 } = options;
-  // Keyed by the driver's request id; Map keeps insertion order, so the first entry is the oldest.
-  const pending = new Map<number, number>();
+  // Keyed by server and connection id; Map keeps insertion order, so the first entry is the oldest.
+  const pending = new Map<string, number>();
   let lastAnswerAt = Number.NEGATIVE_INFINITY;
-  const started = (event: CommandStartedEvent) => pending.set(event.requestId, now());
-  const answered = (event: CommandSucceededEvent | CommandFailedEvent) => {
-    pending.delete(event.requestId);
+  const started = (event: ConnectionCheckedOutEvent) => pending.set(`${event.address} ${event.connectionId}`, now());
+  const answered = (event: ConnectionCheckedInEvent) => {
+    pending.delete(`${event.address} ${event.connectionId}`);
     lastAnswerAt = now();
   };
-  client.on('commandStarted', started);
-  client.on('commandSucceeded', answered);
-  client.on('commandFailed', answered);
+  client.on('connectionCheckedOut', started);
+  client.on('connectionCheckedIn', answered);
   const silentForMs = (): number => {
     const oldest = pending.values().next();
     if (oldest.done) return 0;
@@ -64,15 +63,13 @@ export function watchStore(client: MongoClient, options: StoreWatchOptions = {})
   return {
     silentForMs,
     sinceLastAnswerMs: () => now() - lastAnswerAt,
-    sees: client.options.monitorCommands === true,
     get waiting() {
       return pending.size;
     },
     stop() {
       clearInterval(prober);
-      client.off('commandStarted', started);
-      client.off('commandSucceeded', answered);
-      client.off('commandFailed', answered);
+      client.off('connectionCheckedOut', started);
+      client.off('connectionCheckedIn', answered);
     },
   };
 }

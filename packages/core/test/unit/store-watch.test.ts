@@ -1,44 +1,52 @@
-// The store watch's judgement from command events: silence is commands waiting with none answered.
+// The store watch's judgement from the pool's events: silence is operations waiting with none answered.
 import { EventEmitter } from 'node:events';
 import type { MongoClient } from 'mongodb';
 import { expect, test, vi } from 'vitest';
 import { reportStoreSilence } from '../../src/storage/silence-report.js';
 import { watchStore } from '../../src/storage/store-watch.js';
 
-function fakeClient(monitorCommands = true) {
-  const emitter = new EventEmitter() as EventEmitter & { options: { monitorCommands: boolean } };
-  emitter.options = { monitorCommands };
-  return emitter;
+/** A client's pool events: `out` checks connection `id` out, `answer` checks it back in. */
+function fakeClient() {
+  const emitter = new EventEmitter();
+  return Object.assign(emitter, {
+    out: (id: number) => emitter.emit('connectionCheckedOut', { address: '127.0.0.1:27017', connectionId: id }),
+    answer: (id: number) => emitter.emit('connectionCheckedIn', { address: '127.0.0.1:27017', connectionId: id }),
+  });
 }
 
 test('silence: 0 with nothing waiting, the oldest wait with no answer since, the time since the last answer otherwise', () => {
   let clock = 1_000;
   const client = fakeClient();
   const watch = watchStore(client as unknown as MongoClient, { now: () => clock });
-  expect(watch.sees).toBe(true);
   expect(watch.silentForMs()).toBe(0);
-  client.emit('commandStarted', { requestId: 1 });
-  client.emit('commandStarted', { requestId: 2 });
+  client.out(1);
+  client.out(2);
   clock += 700;
   expect(watch.silentForMs()).toBe(700);
   expect(watch.waiting).toBe(2);
-  client.emit('commandSucceeded', { requestId: 2 });
+  client.answer(2);
   clock += 300;
-  // Busy, not stuck: an answer came 300 ms ago although command 1 waits for 1 s.
+  // Busy, not stuck: an answer came 300 ms ago although operation 1 waits for 1 s.
   expect(watch.silentForMs()).toBe(300);
   expect(watch.sinceLastAnswerMs()).toBe(300);
-  client.emit('commandFailed', { requestId: 1 });
+  client.answer(1);
   expect(watch.silentForMs()).toBe(0);
   expect(watch.waiting).toBe(0);
   watch.stop();
-  client.emit('commandStarted', { requestId: 3 });
+  client.out(3);
   expect(watch.waiting).toBe(0);
 });
 
-test('a client created without monitorCommands is not seen, and never reads as silent', () => {
-  const watch = watchStore(fakeClient(false) as unknown as MongoClient);
-  expect(watch.sees).toBe(false);
-  expect(watch.silentForMs()).toBe(0);
+test('connections are told apart by server as well as by id', () => {
+  let clock = 0;
+  const client = fakeClient();
+  const watch = watchStore(client as unknown as MongoClient, { now: () => clock });
+  client.emit('connectionCheckedOut', { address: 'a:27017', connectionId: 1 });
+  client.emit('connectionCheckedOut', { address: 'b:27017', connectionId: 1 });
+  clock += 100;
+  client.emit('connectionCheckedIn', { address: 'a:27017', connectionId: 1 });
+  expect(watch.waiting).toBe(1);
+  watch.stop();
 });
 
 test('one error line when the silence passes the threshold, one info line when the store answers again', async () => {
@@ -54,14 +62,14 @@ test('one error line when the silence passes the threshold, one info line when t
       error: (_details: object, message: string) => lines.push({ level: 'error', message }),
     };
     const report = reportStoreSilence(watch, logger, 5_000);
-    client.emit('commandStarted', { requestId: 1 });
+    client.out(1);
     await vi.advanceTimersByTimeAsync(4_000);
     expect(lines).toEqual([]);
     await vi.advanceTimersByTimeAsync(10_000);
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 'error' });
     expect(lines[0]!.message).toMatch(/answered no command for \d+ s while 1 wait/);
-    client.emit('commandSucceeded', { requestId: 1 });
+    client.answer(1);
     await vi.advanceTimersByTimeAsync(1_000);
     expect(lines.map(({ level }) => level)).toEqual(['error', 'info']);
     report.stop();
@@ -75,14 +83,14 @@ test('a lone slow command is not silence once the store answers the watch\'s own
   try {
     const client = fakeClient();
     let probes = 0;
-    // The probe goes through the same client: its command events are what the watch sees.
+    // The probe goes through the same client: its pool events are what the watch sees.
     const probe = async () => {
       probes += 1;
-      client.emit('commandStarted', { requestId: 100 + probes });
-      client.emit('commandSucceeded', { requestId: 100 + probes });
+      client.out(100 + probes);
+      client.answer(100 + probes);
     };
     const watch = watchStore(client as unknown as MongoClient, { probe, probeAfterMs: 500 });
-    client.emit('commandStarted', { requestId: 1 }); // the slow one, unanswered throughout
+    client.out(1); // the slow one, unanswered throughout
     await vi.advanceTimersByTimeAsync(3_000);
     expect(probes).toBeGreaterThan(0);
     expect(watch.silentForMs()).toBeLessThan(1_000);
@@ -93,11 +101,11 @@ test('a lone slow command is not silence once the store answers the watch\'s own
     const stuckWatch = watchStore(stuck as unknown as MongoClient, {
       probe: () => {
         stuckProbes += 1;
-        stuck.emit('commandStarted', { requestId: 200 });
+        stuck.out(200);
         return new Promise(() => {});
       },
     });
-    stuck.emit('commandStarted', { requestId: 1 });
+    stuck.out(1);
     await vi.advanceTimersByTimeAsync(3_000);
     expect(stuckProbes).toBe(1); // one probe at a time
     expect(stuckWatch.silentForMs()).toBeGreaterThanOrEqual(3_000);
