@@ -3,7 +3,9 @@
 # built with the Debian JDK and Maven) with MongoDB's write semantics: atomic single-document
 # updates, unique indexes, no serial lane needed. Herald detects it as MongoDB, so the benchmark and
 # the test suites can run the engine's MongoDB path here, where no mongod can be installed.
-# Not a MongoDB: nothing is persisted and its query engine is its own (docs/benchmarks.md).
+# Not a MongoDB: nothing is persisted and its query engine is its own (docs/benchmarks.md). Like
+# MongoDB, it serves a filter naming `_id` from the `_id` index whatever else the filter names
+# (herald/IdServedCollection.java); it has no other index, so any other filter reads the collection.
 #
 #   bash scripts/tools/memory-mongo.sh            # builds once into the tools cache; prints the launcher
 #                                                 # (installs the JDK and Maven with apt-get if missing)
@@ -11,7 +13,9 @@
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 VERSION=1.47.0
-out="$TOOLS_CACHE/memory-mongo-$VERSION"
+# The cache is keyed by our sources too: a change to them builds anew.
+SOURCES="$(cd "$REPO_ROOT/scripts/tools/memory-mongo" && find . -type f | LC_ALL=C sort | xargs sha256sum | sha256sum | cut -c1-12)"
+out="$TOOLS_CACHE/memory-mongo-$VERSION-$SOURCES"
 if [[ ! -x "$out/memory-mongo" ]]; then
   # Debian's JDK and Maven, installed only when missing (as chromium.sh does), so `make test` and
   # .ci/run work on a fresh machine. Needs root (or sudo).
