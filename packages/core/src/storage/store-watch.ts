@@ -4,7 +4,8 @@
 // the host tell "busy" (ready, keep waiting) from "stuck" (503 now, not ready). A lone slow
 // operation looks like silence too, so when operations have waited a while with none answered the
 // watch sends one small read of its own (`probe`): a store that answers it is busy, and its answer
-// ends the silence.
+// ends the silence. The same answer ends it for a connection held with no command waiting (a
+// cursor pinned to it behind a load balancer).
 // The pool's events are emitted on every client. Command events would say the same, but only on a
 // client created with `monitorCommands`, which then decodes every reply once more for its event.
 import type { ConnectionCheckedInEvent, ConnectionCheckedOutEvent, MongoClient } from 'mongodb';
