@@ -15,8 +15,8 @@ import java.util.Set;
  * A collection that serves from the `_id` index any filter naming `_id` (a value or `$in`), and a
  * `$or` each of whose branches does, then checks the whole filter on the documents found, as
  * MongoDB does. The memory backend on its own uses an index only when the filter names exactly
- * the index's fields, so a conditional write by `_id` (`{_id, status}`) read every document of the
- * collection.
+ * the index's fields, so a conditional write by `_id` (`{_id, status}`) would read every document
+ * of the collection.
  */
 final class IdServedCollection extends MemoryCollection {
   private static final String ID = "_id";
