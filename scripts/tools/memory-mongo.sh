@@ -5,7 +5,8 @@
 # the test suites can run the engine's MongoDB path here, where no mongod can be installed.
 # Not a MongoDB: nothing is persisted and its query engine is its own (docs/benchmarks.md). Like
 # MongoDB, it serves a filter naming `_id` from the `_id` index whatever else the filter names
-# (herald/IdServedCollection.java); it has no other index, so any other filter reads the collection.
+# (herald/IndexServedCollection.java), and any other filter from the secondary index that fixes
+# the most of its leading fields, in the sort's order when it serves the sort (herald/OrderedIndex.java).
 #
 #   bash scripts/tools/memory-mongo.sh            # builds once into the tools cache; prints the launcher
 #                                                 # (installs the JDK and Maven with apt-get if missing)

@@ -1,0 +1,54 @@
+package herald;
+
+import de.bwaldvogel.mongo.backend.CollectionOptions;
+import de.bwaldvogel.mongo.backend.DatabaseResolver;
+import de.bwaldvogel.mongo.backend.Index;
+import de.bwaldvogel.mongo.backend.IndexKey;
+import de.bwaldvogel.mongo.backend.memory.MemoryBackend;
+import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
+import de.bwaldvogel.mongo.backend.memory.MemoryDatabase;
+import de.bwaldvogel.mongo.bson.Document;
+import de.bwaldvogel.mongo.oplog.Oplog;
+import io.netty.channel.Channel;
+import java.util.List;
+
+/**
+ * The memory backend, with collections that serve filters from their indexes as MongoDB does
+ * (IndexServedCollection): the `_id` index and secondary indexes kept in key order (OrderedIndex).
+ */
+final class IndexServedBackend extends MemoryBackend {
+  @Override
+  public MemoryDatabase openOrCreateDatabase(String databaseName) {
+    return new MemoryDatabase(databaseName, getCursorRegistry()) {
+      @Override
+      protected MemoryCollection openOrCreateCollection(String collectionName, CollectionOptions options) {
+        return new IndexServedCollection(this, collectionName, options, cursorRegistry);
+      }
+
+      @Override
+      protected Index<Integer> openOrCreateSecondaryIndex(String collectionName, String indexName, List<IndexKey> keys, boolean sparse) {
+        return new OrderedIndex(indexName, keys);
+      }
+
+      @Override
+      public Document handleCommand(Channel channel, String command, Document query, DatabaseResolver databaseResolver, Oplog oplog) {
+        if (!"aggregate".equalsIgnoreCase(command)) return super.handleCommand(channel, command, query, databaseResolver, oplog);
+        IndexServedCollection.startAggregation(String.valueOf(query.get(command)), leadingMatch(query.get("pipeline")));
+        try {
+          return super.handleCommand(channel, command, query, databaseResolver, oplog);
+        } finally {
+          IndexServedCollection.endAggregation();
+        }
+      }
+    };
+  }
+
+  /** The filter of a pipeline's first stage when it is a `$match`, else null. */
+  private static Document leadingMatch(Object pipeline) {
+    if (pipeline instanceof List<?> stages && !stages.isEmpty() && stages.get(0) instanceof Document first && first.size() == 1
+        && first.get("$match") instanceof Document filter) {
+      return filter;
+    }
+    return null;
+  }
+}
