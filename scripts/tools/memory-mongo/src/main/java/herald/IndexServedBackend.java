@@ -33,7 +33,17 @@ final class IndexServedBackend extends MemoryBackend {
       @Override
       public Document handleCommand(Channel channel, String command, Document query, DatabaseResolver databaseResolver, Oplog oplog) {
         if (!"aggregate".equalsIgnoreCase(command)) return super.handleCommand(channel, command, query, databaseResolver, oplog);
-        IndexServedCollection.startAggregation(String.valueOf(query.get(command)), leadingMatch(query.get("pipeline")));
+        String collectionName = String.valueOf(query.get(command));
+        Document counted = countOnly(query.get("pipeline"));
+        if (counted != null && resolveCollection(collectionName, false) instanceof IndexServedCollection collection) {
+          Long count = collection.countFromIndex(counted);
+          if (count != null) {
+            List<Document> batch = count == 0 ? List.of() : List.of(new Document("_id", 1).append("n", count));
+            Document cursor = new Document("id", 0L).append("ns", getFullCollectionNamespace(collectionName)).append("firstBatch", batch);
+            return new Document("cursor", cursor).append("ok", 1.0);
+          }
+        }
+        IndexServedCollection.startAggregation(collectionName, leadingMatch(query.get("pipeline")));
         try {
           return super.handleCommand(channel, command, query, databaseResolver, oplog);
         } finally {
@@ -41,6 +51,17 @@ final class IndexServedBackend extends MemoryBackend {
         }
       }
     };
+  }
+
+  /**
+   * The filter of a pipeline that only counts what it matches, `[{$match}, {$group: {_id: 1, n:
+   * {$sum: 1}}}]` (the driver's `countDocuments`), else null.
+   */
+  private static Document countOnly(Object pipeline) {
+    Document filter = leadingMatch(pipeline);
+    if (filter == null || ((List<?>) pipeline).size() != 2 || !(((List<?>) pipeline).get(1) instanceof Document last)) return null;
+    Document counting = new Document("_id", 1).append("n", new Document("$sum", 1));
+    return last.size() == 1 && counting.equals(last.get("$group")) ? filter : null;
   }
 
   /** The filter of a pipeline's first stage when it is a `$match`, else null. */

@@ -21,7 +21,9 @@ import java.util.stream.Stream;
  *   from the `_id` index.
  * - Otherwise the secondary index (OrderedIndex) that fixes the most leading fields is walked; in
  *   the sort's order when it serves the sort, so a `limit` stops the walk.
- * - An aggregation whose first stage is a `$match` reads the collection through that filter.
+ * - An aggregation whose first stage is a `$match` reads the collection through that filter; one
+ *   that only counts what such a filter matches is answered from an index when the filter is
+ *   equalities on its leading fields (MongoDB's COUNT_SCAN).
  */
 final class IndexServedCollection extends MemoryCollection {
   private static final String ID = "_id";
@@ -60,6 +62,15 @@ final class IndexServedCollection extends MemoryCollection {
     if (aggregation == null || !getCollectionName().equals(aggregation[0])) return super.queryAllAsStream();
     AGGREGATION.remove();
     return handleQueryAsStream((Document) aggregation[1]);
+  }
+
+  /** How many documents match `filter`, from an index alone (OrderedIndex.count); null when none can tell. */
+  synchronized Long countFromIndex(Document filter) {
+    for (Index<Integer> index : getIndexes()) {
+      Long count = index instanceof OrderedIndex ordered ? ordered.count(filter) : null;
+      if (count != null) return count;
+    }
+    return null;
   }
 
   @Override

@@ -190,6 +190,22 @@ final class OrderedIndex extends Index<Integer> {
     if (prefix.isEmpty() && !range && reverse == null) return null;
     if (prefix.isEmpty() && !range && !sorts) return null;
 
+    boolean backwards = Boolean.TRUE.equals(reverse);
+    List<NavigableMap<KeyValue, Set<Integer>>> spans = spans(prefix, range, low, high, backwards);
+    if (spans == null) return null;
+    boolean sorted = reverse != null && spans.size() == 1 && !multikey;
+    int score = 10 * prefix.size() + (range ? 5 : 0) + (sorts && sorted ? 3 : 0);
+    boolean distinct = !multikey;
+    Iterable<Integer> positions = () -> walk(spans, distinct);
+    return new Plan(positions, sorted, score);
+  }
+
+  /**
+   * The index's entries for every combination of the prefix's values, each then within
+   * `[low, high]` on the next field when `range`; null when there are too many combinations.
+   */
+  private List<NavigableMap<KeyValue, Set<Integer>>> spans(List<List<Object>> prefix, boolean range, Object low, Object high, boolean backwards) {
+    List<IndexKey> keys = getKeys();
     List<List<Object>> combinations = new ArrayList<>(List.of(List.of()));
     for (List<Object> values : prefix) {
       List<List<Object>> next = new ArrayList<>();
@@ -203,7 +219,6 @@ final class OrderedIndex extends Index<Integer> {
       if (next.size() > MAX_PREFIXES) return null;
       combinations = next;
     }
-    boolean backwards = Boolean.TRUE.equals(reverse);
     List<NavigableMap<KeyValue, Set<Integer>>> spans = new ArrayList<>();
     for (List<Object> head : combinations) {
       List<Object> from = new ArrayList<>(head);
@@ -218,11 +233,30 @@ final class OrderedIndex extends Index<Integer> {
       NavigableMap<KeyValue, Set<Integer>> span = entries.subMap(new KeyValue(from), true, new KeyValue(to), true);
       spans.add(backwards ? span.descendingMap() : span);
     }
-    boolean sorted = reverse != null && combinations.size() == 1 && !multikey;
-    int score = 10 * prefix.size() + (range ? 5 : 0) + (sorts && sorted ? 3 : 0);
-    boolean distinct = !multikey;
-    Iterable<Integer> positions = () -> walk(spans, distinct);
-    return new Plan(positions, sorted, score);
+    return spans;
+  }
+
+  /**
+   * How many documents match `filter` when it is only equalities on leading fields of this index,
+   * counted from the index alone as MongoDB's COUNT_SCAN does; null when the index cannot tell.
+   */
+  Long count(Document filter) {
+    if (unusable || multikey || filter.isEmpty()) return null;
+    List<IndexKey> keys = getKeys();
+    if (filter.size() > keys.size()) return null;
+    List<List<Object>> prefix = new ArrayList<>();
+    for (IndexKey key : keys.subList(0, filter.size())) {
+      List<Object> values = filter.containsKey(key.getKey()) ? equalities(filter.get(key.getKey())) : null;
+      if (values == null) return null;
+      prefix.add(values);
+    }
+    List<NavigableMap<KeyValue, Set<Integer>>> spans = spans(prefix, false, null, null, false);
+    if (spans == null) return null;
+    long count = 0;
+    for (NavigableMap<KeyValue, Set<Integer>> span : spans) {
+      for (Set<Integer> positions : span.values()) count += positions.size();
+    }
+    return count;
   }
 
   /**
