@@ -5,7 +5,8 @@
 // public HTTP API into the host's one organization, and Debian's chromium driven by playwright-core.
 // It times, in the page, each user action to the moment the DOM shows its result (first rows of
 // the Events screen, next and previous page, a status filter, an event's detail and back, the
-// Subscribers screen, a cold reload), and reads the server-side time of every API request from the
+// Subscribers screen, a cold reload; the first rows, next page and reload again once the store has
+// grown to BENCH_CONSOLE_GROWTH_EVENTS), and reads the server-side time of every API request from the
 // host's own request log. Each figure is printed beside its target; .data/bench/console.json has
 // them all. Knobs: bench/README.md.
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -62,6 +63,9 @@ const TARGETS = {
   backToList: 500,
   subscribers: 500,
   coldReload: 1_500,
+  eventsFirstRowsAtVolume: 1_000,
+  nextPageAtVolume: 500,
+  coldReloadAtVolume: 1_500,
   serverList: 200,
 } as const;
 
@@ -522,7 +526,8 @@ const SUBSCRIBERS_READY = (count: number) =>
 const SET_STATUS = (status: string) =>
   `(() => { const select = document.getElementById('status-filter'); select.value = '${status}'; select.dispatchEvent(new Event('change', { bubbles: true })); })()`;
 
-async function driveConsole(browser: Browser, host: Host, subscriberCount: number): Promise<Step[]> {
+/** A fresh browser context signed in as a user does, and a timer of user actions in it. */
+async function signedInSession(browser: Browser, host: Host, subscriberCount: number) {
   const steps = new Map<keyof typeof TARGETS, Step>();
   const record = (key: keyof typeof TARGETS, name: string, ms: number, serverMsOfStep: number) => {
     const step = steps.get(key) ?? { name, key, samples: [], serverSamples: [] };
@@ -540,19 +545,36 @@ async function driveConsole(browser: Browser, host: Host, subscriberCount: numbe
     const ms = await timeInPage(page, action, ready);
     record(key, name, ms, await requests.stop(host));
   };
+  // A reload of the Events screen (the token stays in this tab's sessionStorage): from the start of
+  // navigation, JavaScript, /me and the list included. Timed by the page's own clock.
+  const reload = async (key: keyof typeof TARGETS, name: string) => {
+    requests.start();
+    await page.reload({ waitUntil: 'commit' });
+    record(key, name, await readyAtInPage(page, EVENTS_READY(1)), await requests.stop(host));
+  };
+  const end = async (): Promise<Step[]> => {
+    await context.close();
+    if (problems.length > 0) throw new Error(`page errors: ${problems.join('; ')}`);
+    return [...steps.values()];
+  };
 
   // Sign in as a user does: paste the token, press Enter; done when the Subscribers screen lists them.
   await page.goto(`${host.origin}/console/`);
   await page.locator('#token').fill(host.token);
   await time('signIn', 'sign in → Subscribers screen', `document.getElementById('token').form.requestSubmit()`, SUBSCRIBERS_READY(subscriberCount));
+  return { page, time, reload, end };
+}
 
-  const eventsLink = `document.querySelector('nav[aria-label="Sections"] a[href^="#/events"]').click()`;
-  const subscribersLink = `document.querySelector('nav[aria-label="Sections"] a[href^="#/subscribers"]').click()`;
+const EVENTS_LINK = `document.querySelector('nav[aria-label="Sections"] a[href^="#/events"]').click()`;
+const SUBSCRIBERS_LINK = `document.querySelector('nav[aria-label="Sections"] a[href^="#/subscribers"]').click()`;
+
+async function driveConsole(browser: Browser, host: Host, subscriberCount: number): Promise<Step[]> {
+  const { page, time, reload, end } = await signedInSession(browser, host, subscriberCount);
   for (let i = 0; i < REPEATS; i++) {
-    await time('eventsFirstRows', 'Events screen: first rows', eventsLink, EVENTS_READY(1));
-    await time('subscribers', 'Subscribers screen', subscribersLink, SUBSCRIBERS_READY(subscriberCount));
+    await time('eventsFirstRows', 'Events screen: first rows', EVENTS_LINK, EVENTS_READY(1));
+    await time('subscribers', 'Subscribers screen', SUBSCRIBERS_LINK, SUBSCRIBERS_READY(subscriberCount));
   }
-  await time('eventsFirstRows', 'Events screen: first rows', eventsLink, EVENTS_READY(1));
+  await time('eventsFirstRows', 'Events screen: first rows', EVENTS_LINK, EVENTS_READY(1));
   for (let i = 0; i < REPEATS; i++) {
     await time('nextPage', 'next page', `document.querySelector('a[rel=next]').click()`, EVENTS_READY(PAGE_SIZE + 1));
     await time('previousPage', 'previous page', `document.querySelector('a[rel=prev]').click()`, EVENTS_READY(1));
@@ -566,16 +588,22 @@ async function driveConsole(browser: Browser, host: Host, subscriberCount: numbe
     await time('eventDetail', 'open an event', `document.querySelector('tr[data-event-id="${eventId}"] a').click()`, DETAIL_READY(eventId));
     await time('backToList', 'back to the list', 'history.back()', EVENTS_READY(1));
   }
-  // A reload of the Events screen (the token stays in this tab's sessionStorage): from the start of
-  // navigation, JavaScript, /me and the list included. Timed by the page's own clock.
+  for (let i = 0; i < REPEATS; i++) await reload('coldReload', 'reload of the Events screen');
+  return end();
+}
+
+/** The Events screen once the store has grown: its first rows, the next page (by cursor) and a reload. */
+async function driveConsoleAtVolume(browser: Browser, host: Host, subscriberCount: number, events: number): Promise<Step[]> {
+  const { time, reload, end } = await signedInSession(browser, host, subscriberCount);
   for (let i = 0; i < REPEATS; i++) {
-    requests.start();
-    await page.reload({ waitUntil: 'commit' });
-    record('coldReload', 'reload of the Events screen', await readyAtInPage(page, EVENTS_READY(1)), await requests.stop(host));
+    await time('eventsFirstRowsAtVolume', `Events screen: first rows, ${events} events`, EVENTS_LINK, EVENTS_READY(1));
+    await time('nextPageAtVolume', `next page, ${events} events`, `document.querySelector('a[rel=next]').click()`, EVENTS_READY(PAGE_SIZE + 1));
+    await time('subscribers', 'Subscribers screen', SUBSCRIBERS_LINK, SUBSCRIBERS_READY(subscriberCount));
   }
-  await context.close();
-  if (problems.length > 0) throw new Error(`page errors: ${problems.join('; ')}`);
-  return [...steps.values()];
+  await time('eventsFirstRowsAtVolume', `Events screen: first rows, ${events} events`, EVENTS_LINK, EVENTS_READY(1));
+  for (let i = 0; i < REPEATS; i++) await reload('coldReloadAtVolume', `reload of the Events screen, ${events} events`);
+  // Only the steps at volume: sign-in and the Subscribers screen were measured before the growth.
+  return (await end()).filter((step) => step.key.endsWith('AtVolume'));
 }
 
 // --- main -----------------------------------------------------------------------------------
@@ -639,7 +667,10 @@ async function main(): Promise<void> {
   growth.push(atSize);
   console.log(`  events list at ${EVENTS} events, after the browser steps: ${JSON.stringify(atSize)}`);
   const grown = GROWTH_EVENTS > EVENTS ? await growStore(uri, host) : undefined;
-  if (grown) growth.push(grown.times);
+  if (grown) {
+    growth.push(grown.times);
+    steps.push(...(await driveConsoleAtVolume(browser, host, seeding.subscribers, grown.times.storeEvents)).map(summarize));
+  }
   await stopAll();
 
   const listMet = (times: ServerListTimes) => [times.firstPageMs, times.secondPageMs, times.failedFilterMs].every((ms) => ms <= TARGETS.serverList);

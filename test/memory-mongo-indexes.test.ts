@@ -14,8 +14,11 @@ const T0 = Date.UTC(2026, 0, 1);
 
 let store: Awaited<ReturnType<typeof startMemoryMongo>>;
 let client: MongoClient;
-let indexed: Collection<Document>;
-let plain: Collection<Document>;
+interface Sample extends Document {
+  _id: string;
+}
+let indexed: Collection<Sample>;
+let plain: Collection<Sample>;
 
 /** A fixed pseudo-random sequence, so a failure repeats. */
 function sequence(seed: number): (n: number) => number {
@@ -27,8 +30,8 @@ function sequence(seed: number): (n: number) => number {
 }
 const pick = sequence(7);
 
-function sample(i: number): Document {
-  const document: Document = {
+function sample(i: number): Sample {
+  const document: Sample = {
     _id: `d${String(i).padStart(6, '0')}`,
     orgId: `org${pick(3)}`,
     status: STATUSES[pick(4)],
@@ -42,23 +45,23 @@ function sample(i: number): Document {
   return document;
 }
 
-async function both(write: (collection: Collection<Document>) => Promise<unknown>): Promise<void> {
+async function both(write: (collection: Collection<Sample>) => Promise<unknown>): Promise<void> {
   await write(indexed);
   await write(plain);
 }
 
-async function expectSame(query: (collection: Collection<Document>) => Promise<unknown>): Promise<void> {
+async function expectSame(query: (collection: Collection<Sample>) => Promise<unknown>): Promise<void> {
   expect(await query(indexed)).toEqual(await query(plain));
 }
 
-const ids = (documents: Document[]) => documents.map((document) => document._id as string).sort();
+const ids = (documents: Sample[]) => documents.map((document) => document._id).sort();
 
 beforeAll(async () => {
   store = await startMemoryMongo();
   client = new MongoClient(store.uri);
   const db = client.db('indexes');
-  indexed = db.collection('indexed');
-  plain = db.collection('plain');
+  indexed = db.collection<Sample>('indexed');
+  plain = db.collection<Sample>('plain');
   await indexed.createIndex({ orgId: 1, occurredAt: -1, _id: -1 });
   await indexed.createIndex({ orgId: 1, status: 1, occurredAt: -1, _id: -1 });
   await indexed.createIndex({ status: 1, nextAttemptAt: 1 });
