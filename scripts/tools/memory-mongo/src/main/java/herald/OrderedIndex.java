@@ -23,12 +23,11 @@ import java.util.TreeMap;
 import java.util.regex.Pattern;
 
 /**
- * A non-unique (secondary) index kept in key order, as MongoDB keeps one: the stand-in's own
- * secondary indexes hold nothing, so every filter but `_id` read the whole collection. It indexes
- * every document (a partial or sparse declaration is not honoured, which only makes it larger),
- * and a query served from it is still matched against the whole filter, so what it yields is a
- * superset of the answer, never less. If a document cannot be indexed (parallel arrays), the index
- * stops serving queries rather than refuse the write.
+ * A non-unique (secondary) index kept in key order, as MongoDB keeps one; mongo-java-server's own
+ * hold nothing. It indexes every document (a partial or sparse declaration is not honoured, which
+ * only makes it larger), and a query served from it is still matched against the whole filter, so
+ * what it yields is a superset of the answer, never less. If a document cannot be indexed (parallel
+ * arrays, an empty array), the index stops serving queries rather than refuse the write.
  */
 final class OrderedIndex extends Index<Integer> {
   private static final Object LOWEST = new Object();
@@ -187,8 +186,8 @@ final class OrderedIndex extends Index<Integer> {
     boolean sorts = orderBy != null && !orderBy.isEmpty();
     if (sorts && orderBy.containsKey("$natural")) return null;
     Boolean reverse = sorts ? sortDirection(orderBy, prefix, keys) : Boolean.FALSE;
-    if (prefix.isEmpty() && !range && reverse == null) return null;
-    if (prefix.isEmpty() && !range && !sorts) return null;
+    // Without bounds the index is worth walking only for the order it gives.
+    if (prefix.isEmpty() && !range && (!sorts || reverse == null)) return null;
 
     boolean backwards = Boolean.TRUE.equals(reverse);
     List<NavigableMap<KeyValue, Set<Integer>>> spans = spans(prefix, range, low, high, backwards);
