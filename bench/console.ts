@@ -68,6 +68,8 @@ const TARGETS = {
   coldReloadAtVolume: 1_500,
   serverList: 200,
 } as const;
+/** How long a browser step waits for its result before it fails. */
+const STEP_WAIT_MS = 30_000;
 
 /**
  * What this process started, stopped last-started first on any way out: at the end, on an error, on
@@ -456,7 +458,7 @@ interface Step {
  * before the action are marked stale, so a condition can tell the rows of the new answer from the
  * old ones still shown between the click and the re-render (NOT_STALE).
  */
-async function timeInPage(page: Page, action: string, ready: string, timeoutMs = 30_000): Promise<number> {
+async function timeInPage(page: Page, action: string, ready: string, timeoutMs = STEP_WAIT_MS): Promise<number> {
   return page.evaluate<number>(`new Promise((resolve, reject) => {
     for (const row of document.querySelectorAll('tr')) row.dataset.benchStale = '1';
     const ready = () => { try { return Boolean(${ready}); } catch { return false; } };
@@ -479,7 +481,7 @@ async function timeInPage(page: Page, action: string, ready: string, timeoutMs =
  * DOM change. (Not page.waitForFunction: it evaluates a string in the page, which the console's CSP
  * refuses.)
  */
-async function readyAtInPage(page: Page, ready: string, timeoutMs = 30_000): Promise<number> {
+async function readyAtInPage(page: Page, ready: string, timeoutMs = STEP_WAIT_MS): Promise<number> {
   return page.evaluate<number>(`new Promise((resolve, reject) => {
     const ready = () => { try { return Boolean(${ready}); } catch { return false; } };
     if (ready()) { resolve(performance.now()); return; }
@@ -667,10 +669,20 @@ async function main(): Promise<void> {
   growth.push(atSize);
   console.log(`  events list at ${EVENTS} events, after the browser steps: ${JSON.stringify(atSize)}`);
   const grown = GROWTH_EVENTS > EVENTS ? await growStore(uri, host) : undefined;
-  if (grown) {
-    growth.push(grown.times);
-    steps.push(...(await driveConsoleAtVolume(browser, host, seeding.subscribers, grown.times.storeEvents)).map(summarize));
+  // The browser steps at volume, where the store can answer a page well within a step's wait (30 s):
+  // FerretDB v1 reads and sorts the whole org for every page, so at 100,000 events it cannot.
+  let volumeBrowser: string | undefined;
+  if (grown && grown.times.firstPageMs * 3 > STEP_WAIT_MS) {
+    volumeBrowser = `not timed: page 1 took ${grown.times.firstPageMs} ms on the server at ${grown.times.storeEvents} events`;
+  } else if (grown) {
+    try {
+      steps.push(...(await driveConsoleAtVolume(browser, host, seeding.subscribers, grown.times.storeEvents)).map(summarize));
+    } catch (error) {
+      volumeBrowser = `stopped: ${(error as Error).message.slice(0, 200)}`;
+    }
   }
+  if (grown) growth.push(grown.times);
+  if (volumeBrowser) console.log(`  the browser at ${grown!.times.storeEvents} events: ${volumeBrowser}`);
   await stopAll();
 
   const listMet = (times: ServerListTimes) => [times.firstPageMs, times.secondPageMs, times.failedFilterMs].every((ms) => ms <= TARGETS.serverList);
@@ -689,8 +701,9 @@ async function main(): Promise<void> {
     steadiedAfterSeconds: quiet.seconds,
     serverListGrowth: growth,
     ...(grown ? { serverListAtVolume: { targetMs: TARGETS.serverList, ...grown.times, met: volumeListMet(grown.times) }, volumeSeeding: grown.seeding } : {}),
+    ...(volumeBrowser ? { browserAtVolume: volumeBrowser } : {}),
     steps,
-    met: serverListMet && steps.every((step) => step.met),
+    met: serverListMet && volumeBrowser === undefined && steps.every((step) => step.met),
   };
   mkdirSync(join(ROOT, '.data/bench'), { recursive: true });
   writeFileSync(join(ROOT, '.data/bench/console.json'), `${JSON.stringify(summary, null, 2)}\n`);
@@ -714,6 +727,7 @@ async function main(): Promise<void> {
       line(`server: events list at ${t.storeEvents} events, ${label}`, `${ms} ms`, `≤ ${TARGETS.serverList} ms`, ms <= TARGETS.serverList);
     }
     line(`server: events list at ${t.storeEvents} events, last page by offset`, `${t.lastPageMs} ms`, '—');
+    if (volumeBrowser) line(`Events screen: first rows, ${t.storeEvents} events`, volumeBrowser.split(':')[0]!, `≤ ${TARGETS.eventsFirstRowsAtVolume} ms`, false);
   }
   for (const step of steps) {
     line(step.step, `${step.medianMs} ms (max ${step.maxMs}, server ${step.serverMedianMs}, browser ${step.browserShareMedianMs})`, `≤ ${step.targetMs} ms`, step.met);
