@@ -3,8 +3,8 @@
 // answer. The same documents and the same writes go to a collection with Herald's kinds of
 // indexes (compound, descending, multikey, partial prefix) and to one without any; every query
 // shape Herald sends (list pages and their cursors, the due read, counts — from the index alone or
-// not —, aggregations, `$in`,
-// nulls, ranges) must answer the same on both, as the writes move documents between index keys.
+// not —, aggregations, `$in`, nulls, ranges, a claim's `$or` by `_id`) must answer the same on both,
+// as the writes move documents between index keys or leave them where they are.
 import { type Collection, type Document, MongoClient } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMemoryMongo } from '../bench/memory-mongo.js';
@@ -52,6 +52,11 @@ async function both(write: (collection: Collection<Sample>) => Promise<unknown>)
 
 async function expectSame(query: (collection: Collection<Sample>) => Promise<unknown>): Promise<void> {
   expect(await query(indexed)).toEqual(await query(plain));
+}
+
+/** `query` with `{ $or: branches }` on the indexed collection and `{ $and: [{ $or: branches }] }` on the other. */
+async function expectSameAsEveryBranch(query: (collection: Collection<Sample>, filter: Document) => Promise<unknown>, branches: Document[]): Promise<void> {
+  expect(await query(indexed, { $or: branches })).toEqual(await query(plain, { $and: [{ $or: branches }] }));
 }
 
 const ids = (documents: Sample[]) => documents.map((document) => document._id).sort();
@@ -109,6 +114,14 @@ describe('memory-mongo: reading through a secondary index answers as reading the
       await expectSame((c) => c.countDocuments({ orgId, n: { $gt: 10 } }));
       await expectSame((c) => c.aggregate([{ $match: { status } }, { $group: { _id: '$orgId', n: { $sum: 1 } } }, { $sort: { _id: 1 } }]).toArray());
 
+      // A claim's shape: a `$or` of each row's expected state, checked branch by branch where it
+      // names the row's `_id` (herald/IdBranchMatcher.java); inside an `$and` every branch is checked.
+      const branches = Array.from({ length: 1 + pick(40) }, () => ({ _id: `d${String(pick(3_400)).padStart(6, '0')}`, status: STATUSES[pick(4)], n: { $lte: pick(20) } }));
+      await expectSameAsEveryBranch((c, filter) => c.find(filter).toArray().then(ids), branches);
+      await expectSameAsEveryBranch((c, filter) => c.updateMany(filter, { $set: { status: 'IN_FLIGHT' }, $inc: { claims: 1 } }).then((r) => r.modifiedCount), branches);
+      // Writes that leave every indexed field as it was.
+      await both((c) => c.updateMany({ orgId, status: 'IN_FLIGHT' }, { $inc: { claims: 1 } }));
+
       const target = `d${String(pick(3_000)).padStart(6, '0')}`;
       const moved = { $set: { status: STATUSES[pick(4)], nextAttemptAt: new Date(T0 + pick(100) * 1000) } };
       await both((c) => c.updateOne({ _id: target }, moved));
@@ -116,7 +129,7 @@ describe('memory-mongo: reading through a secondary index answers as reading the
       await both((c) => c.deleteMany({ status: 'DELIVERED', occurredAt: { $lt: cutoff } }));
       const added = Array.from({ length: 20 }, (_, i) => sample(3_000 + round * 20 + i));
       await both((c) => c.insertMany(added.map((document) => ({ ...document }))));
-      await expectSame((c) => c.find({}).toArray().then(ids));
+      await expectSame((c) => c.find({}).sort({ _id: 1 }).toArray());
     }
   }, 120_000);
 });

@@ -1,12 +1,15 @@
 package herald;
 
 import de.bwaldvogel.mongo.MongoDatabase;
+import de.bwaldvogel.mongo.backend.AbstractMongoCollection;
 import de.bwaldvogel.mongo.backend.CollectionOptions;
 import de.bwaldvogel.mongo.backend.CursorRegistry;
 import de.bwaldvogel.mongo.backend.Index;
+import de.bwaldvogel.mongo.backend.QueryMatcher;
 import de.bwaldvogel.mongo.backend.QueryResult;
 import de.bwaldvogel.mongo.backend.memory.MemoryCollection;
 import de.bwaldvogel.mongo.bson.Document;
+import java.lang.reflect.Field;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
@@ -18,7 +21,8 @@ import java.util.stream.Stream;
  * the index's fields, and keeps no secondary index, so a conditional write by `_id` (`{_id,
  * status}`), a list page or a due read would read every document of the collection.
  * - Any filter naming `_id` (a value or `$in`), and a `$or` each of whose branches does, is served
- *   from the `_id` index.
+ *   from the `_id` index; a document found through such a `$or` is checked against the branches
+ *   naming its `_id` only (IdBranchMatcher).
  * - Otherwise the secondary index (OrderedIndex) that fixes the most leading fields is walked; in
  *   the sort's order when it serves the sort, so a `limit` stops the walk.
  * - An aggregation whose first stage is a `$match` reads the collection through that filter; one
@@ -33,6 +37,18 @@ final class IndexServedCollection extends MemoryCollection {
 
   IndexServedCollection(MongoDatabase database, String name, CollectionOptions options, CursorRegistry cursors) {
     super(database, name, options, cursors);
+    useMatcher(new IdBranchMatcher());
+  }
+
+  /** The memory backend keeps its matcher in a private field and offers no way to choose another. */
+  private void useMatcher(QueryMatcher matcher) {
+    try {
+      Field field = AbstractMongoCollection.class.getDeclaredField("matcher");
+      field.setAccessible(true);
+      field.set(this, matcher);
+    } catch (ReflectiveOperationException unsupported) {
+      throw new IllegalStateException("mongo-java-server changed: no matcher field to replace", unsupported);
+    }
   }
 
   static void startAggregation(String collectionName, Document match) {

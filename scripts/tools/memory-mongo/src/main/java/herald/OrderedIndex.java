@@ -89,9 +89,7 @@ final class OrderedIndex extends Index<Integer> {
       positionOfId.put(document.get("_id"), position);
     } catch (RuntimeException cannotIndex) {
       unusable = true;
-      entries.clear();
-      keysAt.clear();
-      positionOfId.clear();
+      drop();
     }
   }
 
@@ -120,9 +118,20 @@ final class OrderedIndex extends Index<Integer> {
   @Override
   public void updateInPlace(Document oldDocument, Document newDocument, Integer position, MongoCollection<Integer> collection) {
     if (unusable) return;
+    // As MongoDB, leave the entries of an update that changes none of this index's fields.
+    if (sameKeys(keysAt.get(position), newDocument)) return;
     forget(position);
     positionOfId.remove(oldDocument.get("_id"));
     add(newDocument, position, collection);
+  }
+
+  private boolean sameKeys(Set<KeyValue> indexed, Document document) {
+    if (indexed == null) return false;
+    try {
+      return indexed.equals(getKeyValues(document));
+    } catch (RuntimeException cannotIndex) {
+      return false; // add() decides what becomes of it
+    }
   }
 
   /** The collection plans its queries itself (IndexServedCollection); the stand-in's planner never uses this index. */
