@@ -17,6 +17,20 @@ import java.util.List;
  * (IndexServedCollection): the `_id` index and secondary indexes kept in key order (OrderedIndex).
  */
 final class IndexServedBackend extends MemoryBackend {
+  /** The writes one command may carry, as MongoDB (since 3.6) announces it. */
+  private static final int MAX_WRITE_BATCH_SIZE = 100_000;
+
+  /**
+   * The handshake announces MongoDB's limit on writes per command: with mongo-java-server's own
+   * (1,000) the driver would split an insert of a batch's rows into commands where MongoDB takes one.
+   */
+  @Override
+  public Document handleCommand(Channel channel, String databaseName, String command, Document query) {
+    Document response = super.handleCommand(channel, databaseName, command, query);
+    if (command.equalsIgnoreCase("ismaster") || command.equalsIgnoreCase("hello")) response.put("maxWriteBatchSize", MAX_WRITE_BATCH_SIZE);
+    return response;
+  }
+
   @Override
   public MemoryDatabase openOrCreateDatabase(String databaseName) {
     return new MemoryDatabase(databaseName, getCursorRegistry()) {
