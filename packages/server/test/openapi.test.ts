@@ -122,6 +122,35 @@ describe('request bodies', () => {
     expect(webhooks.get('publishWebhookEventBatch')!.requestBody!.required).toBe(true);
     expect(JSON.stringify(documents)).not.toContain('x-herald-optional-body');
   });
+
+  it('every string a request can carry in its body, path or query states what it accepts: a pattern (the NUL rule at least), a format or values', () => {
+    const unstated: string[] = [];
+    for (const [prefix, document] of Object.entries(documents)) {
+      const components = (document.components.schemas ?? {}) as Record<string, unknown>;
+      const visit = (schema: unknown, where: string, seen: Set<unknown>): void => {
+        if (!schema || typeof schema !== 'object' || seen.has(schema)) return;
+        const node = schema as Record<string, unknown>;
+        if (typeof node.$ref === 'string') return visit(components[node.$ref.split('/').pop()!], where, new Set([...seen, schema]));
+        if (node.type === 'string' && node.pattern === undefined && node.format === undefined && node.enum === undefined && node.const === undefined) unstated.push(where);
+        for (const [key, value] of Object.entries(node)) {
+          if (key === 'examples' || key === 'default') continue;
+          if (Array.isArray(value)) value.forEach((item, index) => visit(item, `${where}.${key}[${index}]`, seen));
+          else if (value && typeof value === 'object') visit(value, key === 'properties' ? where : `${where}.${key}`, seen);
+        }
+      };
+      for (const [path, item] of Object.entries(document.paths)) {
+        for (const [method, operation] of Object.entries(item) as Array<[string, Operation & { parameters?: Array<{ in: string; name: string; schema: unknown }> }]>) {
+          const at = `${prefix} ${method.toUpperCase()} ${path}`;
+          for (const content of Object.values(operation.requestBody?.content ?? {})) visit(content.schema, `${at} body`, new Set());
+          for (const parameter of operation.parameters ?? []) {
+            // A header cannot carry NUL: HTTP parsers refuse it before any route sees it.
+            if (parameter.in !== 'header') visit(parameter.schema, `${at} ${parameter.in} ${parameter.name}`, new Set());
+          }
+        }
+      }
+    }
+    expect(unstated).toEqual([]);
+  });
 });
 
 describe('security', () => {

@@ -216,6 +216,12 @@ describe('POST /portal-sessions', () => {
     }
     expect((await t.api.request('POST', SESSIONS, { token: undefined })).status).toBe(400);
   });
+
+  it('400 naming the code for a NUL character in it, as its schema says (OpenAPI `pattern`)', async () => {
+    const response = await t.api.post<ErrorBody>(SESSIONS, { code: 'hpl_\u0000' }, { token: undefined });
+    expect(response.status).toBe(400);
+    expect(response.body.errors).toContainEqual({ field: 'code', message: 'must not contain NUL characters' });
+  });
 });
 
 describe('a portal session', () => {

@@ -1,5 +1,6 @@
 // A subscriber's TLS client settings (mutual TLS) and what reads show of them. The key is write-only.
 import { Type, type Static } from 'typebox';
+import { TEXT_PATTERN } from './common.js';
 import { DateTime } from './common.js';
 
 export const CLIENT_TLS_LIMITS = {
@@ -15,6 +16,7 @@ export const ClientTlsInput = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: CLIENT_TLS_LIMITS.certificateMaxChars,
+        pattern: TEXT_PATTERN,
         description: 'PEM: the client certificate Herald presents, optionally followed by its intermediate certificates. Goes with clientKey.',
       }),
     ),
@@ -22,6 +24,7 @@ export const ClientTlsInput = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: CLIENT_TLS_LIMITS.keyMaxChars,
+        pattern: TEXT_PATTERN,
         description: "PEM: the certificate's unencrypted private key. Stored encrypted like `secret`, never returned.",
       }),
     ),
@@ -29,6 +32,7 @@ export const ClientTlsInput = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: CLIENT_TLS_LIMITS.caBundleMaxChars,
+        pattern: TEXT_PATTERN,
         description:
           "PEM: the certificate authorities trusted for this endpoint's server certificate, instead of the public ones. Omitted: the public ones.",
       }),

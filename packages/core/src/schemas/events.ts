@@ -182,7 +182,7 @@ export const PublishEventInput = Type.Object(
       description: 'Event payload (a JSON object). Its keys and strings, at any depth, carry no NUL and no unpaired surrogate.',
     }),
     sensitive: Type.Optional(
-      Type.Array(Type.String({ minLength: 1 }), {
+      Type.Array(Type.String({ minLength: 1, pattern: TEXT_PATTERN }), {
         maxItems: PUBLISH_LIMITS.sensitiveMax,
         description: 'Top-level fields of `data` to encrypt, added to those the catalog declares.',
       }),

@@ -1,6 +1,7 @@
 // A subscriber's OAuth2 client credentials (RFC 6749 §4.4) and what reads show of them. The client
 // secret is write-only.
 import { Type, type Static } from 'typebox';
+import { TEXT_PATTERN } from './common.js';
 
 export const OAUTH2_LIMITS = {
   tokenUrlMax: 2048,
@@ -21,16 +22,18 @@ export const OAuth2Input = Type.Object(
     tokenUrl: Type.String({
       minLength: 1,
       maxLength: OAUTH2_LIMITS.tokenUrlMax,
+      pattern: TEXT_PATTERN,
       description: 'The token endpoint: https, or http to a loopback address only. Called through the same SSRF guard and egress proxy as the target.',
     }),
-    clientId: Type.String({ minLength: 1, maxLength: OAUTH2_LIMITS.clientIdMax }),
+    clientId: Type.String({ minLength: 1, maxLength: OAUTH2_LIMITS.clientIdMax, pattern: TEXT_PATTERN }),
     clientSecret: Type.String({
       minLength: 1,
       maxLength: OAUTH2_LIMITS.clientSecretMax,
+      pattern: TEXT_PATTERN,
       description: 'Stored encrypted like `secret`, never returned.',
     }),
-    scope: Type.Optional(Type.String({ minLength: 1, maxLength: OAUTH2_LIMITS.scopeMax, description: 'Sent as the token request\'s `scope`.' })),
-    audience: Type.Optional(Type.String({ minLength: 1, maxLength: OAUTH2_LIMITS.audienceMax, description: 'Sent as the token request\'s `audience`.' })),
+    scope: Type.Optional(Type.String({ minLength: 1, maxLength: OAUTH2_LIMITS.scopeMax, pattern: TEXT_PATTERN, description: 'Sent as the token request\'s `scope`.' })),
+    audience: Type.Optional(Type.String({ minLength: 1, maxLength: OAUTH2_LIMITS.audienceMax, pattern: TEXT_PATTERN, description: 'Sent as the token request\'s `audience`.' })),
     clientAuthentication: Type.Optional(ClientAuthentication),
   },
   {

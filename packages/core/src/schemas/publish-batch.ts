@@ -1,7 +1,7 @@
 // Publishing many events in one call (extension): the items, the request that carries them and the
 // one result per item. Each item is checked on its own, so one bad item refuses only itself.
 import { Type, type Static } from 'typebox';
-import { ErrorResponse } from './common.js';
+import { ErrorResponse, TEXT_PATTERN } from './common.js';
 import { PublishEventInput } from './events.js';
 
 export const PUBLISH_BATCH_LIMITS = {
@@ -18,6 +18,7 @@ export const PublishBatchItem = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: PUBLISH_BATCH_LIMITS.idempotencyKeyMax,
+        pattern: TEXT_PATTERN,
         description:
           "This event's idempotency key, as the single publish's Idempotency-Key header: the same key again (in this batch, a later one, " +
           'or a single publish) answers with the event first published under it; with a different event, CONFLICT.',

@@ -1,6 +1,6 @@
 // Webhook subscriber resources (spec section B; bounds from DECISIONS §3).
 import { Type, type Static } from 'typebox';
-import { Cursor, DateTime, NextCursor, NullableDateTime, NullableInteger, NullableString, PageOf, PageQuery } from './common.js';
+import { Cursor, DateTime, NextCursor, NullableDateTime, NullableInteger, NullableString, PageOf, PageQuery, TEXT_PATTERN } from './common.js';
 import { ClientTlsInput, ClientTlsSummary } from './client-tls.js';
 import { OAuth2Input, OAuth2Summary } from './oauth2.js';
 import { DeliverySequence } from './events.js';
@@ -30,7 +30,7 @@ const Handle = Type.String({
   pattern: HANDLE_PATTERN,
   description: 'Handle, unique within the organization. Generated (lowercase UUID v4) when omitted on create.',
 });
-const DisplayName = Type.String({ minLength: 1, maxLength: SUBSCRIBER_LIMITS.displayNameMax });
+const DisplayName = Type.String({ minLength: 1, maxLength: SUBSCRIBER_LIMITS.displayNameMax, pattern: TEXT_PATTERN });
 const TargetUrl = Type.String({
   // An IRI, so internationalized host names are accepted; they are stored in their ASCII (punycode) form.
   format: 'iri',
@@ -122,6 +122,7 @@ export const WebhookSubscriberCreateRequest = Type.Object(
       Type.String({
         minLength: SUBSCRIBER_LIMITS.secretMin,
         maxLength: SUBSCRIBER_LIMITS.secretMax,
+        pattern: TEXT_PATTERN,
         description: 'Shared secret; stored encrypted, never returned.',
       }),
     ),
@@ -154,7 +155,7 @@ export const WebhookSubscriberUpdateRequest = Type.Object(
     secret: Type.Optional(
       Type.String({
         maxLength: SUBSCRIBER_LIMITS.secretMax,
-        pattern: `^(|[\\s\\S]{${SUBSCRIBER_LIMITS.secretMin},})$`,
+        pattern: `^(|[^\\x00]{${SUBSCRIBER_LIMITS.secretMin},})$`,
         description: 'New shared secret (16–512 chars), or "" to remove it.',
       }),
     ),

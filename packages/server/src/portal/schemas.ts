@@ -1,4 +1,5 @@
 // Request and response shapes of the consumer-portal routes (TypeBox: validation, types, OpenAPI).
+import { schemas } from '@herald/core';
 import { Type, type Static } from 'typebox';
 
 /** Bounds of a link's lifetime: long enough to hand over, short enough that a leaked link soon dies. */
@@ -38,7 +39,7 @@ export const PortalLink = Type.Object(
 );
 
 export const PortalSessionRequest = Type.Object(
-  { code: Type.String({ minLength: 1, maxLength: 200, description: "The code from the link's fragment (`hpl_…`)." }) },
+  { code: Type.String({ minLength: 1, maxLength: 200, pattern: schemas.TEXT_PATTERN, description: "The code from the link's fragment (`hpl_…`)." }) },
   { additionalProperties: false, title: 'PortalSessionRequest', description: "Exchanges a portal link's one-time code for a session.", examples: [{ code: 'hpl_…' }] },
 );
 

@@ -69,7 +69,7 @@ export type ProjectUpdateRequest = Static<typeof ProjectUpdateRequest>;
 
 export const ProjectParams = Type.Object(
   {
-    org: Type.String({ minLength: 1, maxLength: 128 }),
+    org: Type.String({ minLength: 1, maxLength: 128, pattern: schemas.TEXT_PATTERN }),
     project: Type.String({ pattern: PROJECT_HANDLE_PATTERN }),
   },
   { additionalProperties: false },

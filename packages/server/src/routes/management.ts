@@ -23,7 +23,7 @@ const OrgList = schemas.PageOf(Org, {
   description: 'The organizations this instance serves: exactly one.',
   itemExample: { id: 'default', displayName: 'default' },
 });
-const OrgParams = Type.Object({ org: Type.String({ minLength: 1, maxLength: 128 }) }, { additionalProperties: false });
+const OrgParams = Type.Object({ org: Type.String({ minLength: 1, maxLength: 128, pattern: schemas.TEXT_PATTERN }) }, { additionalProperties: false });
 const ProjectList = schemas.PageOf(Project, { title: 'ProjectList', description: 'A page of projects, oldest first.' });
 const ORG_TAGS = ['orgs'];
 const PROJECT_TAGS = ['projects'];

@@ -7,7 +7,7 @@
 // fuzzers, and only the CLI speaks it.
 import { randomBytes } from 'node:crypto';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { ConflictError, ForbiddenError, NotFoundError, type Herald, type Scope } from '@herald/core';
+import { ConflictError, ForbiddenError, NotFoundError, schemas, type Herald, type Scope } from '@herald/core';
 import { Type } from 'typebox';
 import { SCOPES } from '../auth/scopes.js';
 import { LISTEN_PATH, type ListenerRegistry, type LiveListener } from '../listen/registry.js';
@@ -43,7 +43,7 @@ const ReplyParams = Type.Object(
 );
 const ListenQuery = Type.Object(
   {
-    events: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, description: 'Comma-separated event patterns; default every event.' })),
+    events: Type.Optional(Type.String({ minLength: 1, maxLength: 2000, pattern: schemas.TEXT_PATTERN, description: 'Comma-separated event patterns; default every event.' })),
     resume: Type.Optional(
       Type.String({
         pattern: LISTENER_ID,
@@ -56,7 +56,7 @@ const ListenQuery = Type.Object(
 const ReplyBody = Type.Object(
   {
     status: Type.Integer({ minimum: 200, maximum: 599 }),
-    body: Type.Optional(Type.String({ maxLength: 4096 })),
+    body: Type.Optional(Type.String({ maxLength: 4096, pattern: schemas.TEXT_PATTERN })),
     durationMs: Type.Integer({ minimum: 0 }),
   },
   { additionalProperties: false },
