@@ -77,12 +77,25 @@ final class OrderedIndex extends Index<Integer> {
 
   @Override
   public void add(Document document, Integer position, MongoCollection<Integer> collection) {
-    if (unusable) return;
+    if (!unusable) index(document, position, null);
+  }
+
+  /**
+   * Puts `document` at `position` into the index; when it replaces a document there (`replacedId`),
+   * only if its keys differ, as MongoDB leaves the entries of an update that changes none of the
+   * index's fields.
+   */
+  private void index(Document document, Integer position, Object replacedId) {
     try {
       Set<KeyValue> keys = getKeyValues(document);
       // An empty array yields no key here, where MongoDB indexes it as undefined: such a document
       // would be missed, so the index stops serving queries.
       if (keys.isEmpty()) throw new IllegalStateException("no key");
+      if (replacedId != null) {
+        if (keys.equals(keysAt.get(position))) return;
+        forget(position);
+        positionOfId.remove(replacedId);
+      }
       if (keys.size() > 1) multikey = true;
       for (KeyValue key : keys) entries.computeIfAbsent(key, k -> new LinkedHashSet<>()).add(position);
       keysAt.put(position, keys);
@@ -117,21 +130,7 @@ final class OrderedIndex extends Index<Integer> {
 
   @Override
   public void updateInPlace(Document oldDocument, Document newDocument, Integer position, MongoCollection<Integer> collection) {
-    if (unusable) return;
-    // As MongoDB, leave the entries of an update that changes none of this index's fields.
-    if (sameKeys(keysAt.get(position), newDocument)) return;
-    forget(position);
-    positionOfId.remove(oldDocument.get("_id"));
-    add(newDocument, position, collection);
-  }
-
-  private boolean sameKeys(Set<KeyValue> indexed, Document document) {
-    if (indexed == null) return false;
-    try {
-      return indexed.equals(getKeyValues(document));
-    } catch (RuntimeException cannotIndex) {
-      return false; // add() decides what becomes of it
-    }
+    if (!unusable) index(newDocument, position, oldDocument.get("_id"));
   }
 
   /** The collection plans its queries itself (IndexServedCollection); the stand-in's planner never uses this index. */
