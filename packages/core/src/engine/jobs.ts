@@ -14,7 +14,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { effectiveRetention } from '../rules/retention-policy.js';
 import { restAfterStep, retentionGroups, RETENTION_PACE, type RetentionPace } from '../rules/retention-windows.js';
-import { Agenda } from 'agenda';
+import { Agenda, type Job } from 'agenda';
 import { MongoBackend } from '@agendajs/mongo-backend';
 import type { Db } from 'mongodb';
 import { SUBSCRIBER_LIMITS } from '../schemas/subscribers.js';
@@ -32,14 +32,16 @@ export const JOB_NAMES = {
 } as const;
 
 /**
- * Lease recovery's lock lifetime: six of its intervals, at least 5 s. A lock outlives a run whose
- * end could not be written (the store went away meanwhile) until it expires, and lease recovery
- * must resume soon after an outage. Agenda also gives up on a run that outlives its lock and may
- * start another beside it (harmless, header), so the other jobs, which can wait, keep
- * DEFAULT_LOCK_MS and do not pile up on a store that is slow.
+ * Every job's Agenda lock: a run holds it while it lasts (JOB_KEEP_ALIVE_MS renews it), and a
+ * lock left by a run whose end could not be written (a crash, the store gone meanwhile) frees
+ * within seconds, so lease recovery resumes soon after an outage. It is short because Agenda
+ * arms a timer of half of it beside every run, which it never clears: it would hold the event
+ * loop of an application that has closed Herald for that long (half of 10 minutes, with Agenda's
+ * default). A run that cannot renew its lock in time is abandoned by Agenda, and another replica
+ * may start the job beside it: harmless, as the header says.
  */
-const leaseRecoveryLockMs = (intervalMs: number): number => Math.max(6 * intervalMs, 5_000);
-const DEFAULT_LOCK_MS = 10 * 60_000;
+const JOB_LOCK_MS = 6_000;
+const JOB_KEEP_ALIVE_MS = JOB_LOCK_MS / 3;
 
 /** How often a recovery takes a step (each step requeues at most RECOVERY_ROWS_PER_STEP rows). */
 export const RECOVERY_STEP_INTERVAL_MS = 1_000;
@@ -138,7 +140,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
     async start() {
       if (lifetime.signal.aborted) lifetime = new AbortController();
       const backend = new MongoBackend({ mongo: deps.db, collection: `${deps.prefix}jobs` });
-      agenda = new Agenda({ backend, name: deps.owner, processEvery: config.jobPollIntervalMs, defaultLockLifetime: DEFAULT_LOCK_MS });
+      agenda = new Agenda({ backend, name: deps.owner, processEvery: config.jobPollIntervalMs, defaultLockLifetime: JOB_LOCK_MS });
       // While the store is away every scheduler tick and job run fails: the first failure is
       // logged, the rest are counted and reported once a job runs again.
       let failures = 0;
@@ -150,9 +152,10 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
       // Agenda starts a job again when a run outlives its lock; within this process the new run
       // is skipped while the old one still works, so a slow store never gets the same job twice.
       const running = new Set<string>();
-      const guarded = (name: string, body: () => Promise<unknown>) => async () => {
+      const guarded = (name: string, body: () => Promise<unknown>) => async (job: Job) => {
         if (running.has(name)) return;
         running.add(name);
+        const keepAlive = setInterval(() => void job.touch().catch(() => undefined), JOB_KEEP_ALIVE_MS).unref();
         try {
           await body();
         } catch (error) {
@@ -160,15 +163,16 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
           if (agenda) failed({ job: name, err: error instanceof Error ? error.message : String(error) }, 'maintenance job failed');
           throw error;
         } finally {
+          clearInterval(keepAlive);
           running.delete(name);
         }
         if (failures > 0) logger.info({ failures }, 'maintenance jobs run again');
         failures = 0;
       };
-      const define = (name: string, body: () => Promise<unknown>, lockLifetime = DEFAULT_LOCK_MS): void => {
-        agenda!.define(name, guarded(name, body), { concurrency: 1, lockLifetime });
+      const define = (name: string, body: () => Promise<unknown>): void => {
+        agenda!.define(name, guarded(name, body), { concurrency: 1 });
       };
-      define(JOB_NAMES.recoverLeases, recoverLeases, leaseRecoveryLockMs(config.maintenanceIntervalMs));
+      define(JOB_NAMES.recoverLeases, recoverLeases);
       define(JOB_NAMES.reconcileEvents, reconcileEvents);
       define(JOB_NAMES.completeFanOuts, async () => deps.completePendingFanOuts?.());
       define(JOB_NAMES.retention, retention);

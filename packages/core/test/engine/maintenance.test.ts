@@ -154,3 +154,38 @@ test('retention per event type: an override has its own window, 0 keeps forever,
   const rows = await findRows(store.collections, { eventId: { $in: ids } });
   expect(rows.map((r) => r._id)).toEqual(['rt-short-open-row']);
 });
+
+test('a run longer than its job lock keeps the lock while it lasts', async () => {
+  const own = await openTestDatabase('maintenance-lock');
+  // Auto-disable's check stands in for any long run (a retention pass over a big history).
+  const run = { started: false, ended: false };
+  const long = createMaintenance({
+    db: own.db, prefix: 'herald_', owner: 'test-lock', store, config, logger: silentLogger, onRecovered: () => undefined,
+    checkAutoDisable: async () => {
+      if (run.started) return 0;
+      run.started = true;
+      await new Promise((done) => setTimeout(done, 10_000));
+      run.ended = true;
+      return 0;
+    },
+  });
+  try {
+    await long.start();
+    const jobs = own.db.collection<{ name: string; lockedAt: Date | null; failReason: string | null }>('herald_jobs');
+    await eventually(async () => run.started, Boolean, 30_000);
+    // Agenda takes a lock older than 6 s as free (another replica would start the job) and gives
+    // up on the run that held it.
+    const lockAges: number[] = [];
+    while (!run.ended) {
+      const job = await jobs.findOne({ name: JOB_NAMES.autoDisable });
+      if (!run.ended) lockAges.push(job?.lockedAt ? Date.now() - job.lockedAt.getTime() : Infinity);
+      await new Promise((done) => setTimeout(done, 250));
+    }
+    expect(lockAges.length).toBeGreaterThan(20);
+    expect(Math.max(...lockAges)).toBeLessThan(6_000);
+    expect((await jobs.findOne({ name: JOB_NAMES.autoDisable }))?.failReason ?? null).toBeNull();
+  } finally {
+    await long.stop();
+    await own.close();
+  }
+}, 90_000);

@@ -104,3 +104,20 @@ test('two engine processes on one database deliver a batch exactly once', async 
     await Promise.all(engines.map((engine) => engine.exited));
   }
 }, 180_000);
+
+test('an application that closes Herald ends by itself: nothing Herald started keeps its process alive', async () => {
+  const since = new Date();
+  const engine = spawnEngine(childEnv());
+  try {
+    await engine.ready;
+    // Each maintenance job has run, and Agenda arms a timer beside every run that it never clears.
+    await eventually(() => database.db.collection('herald_jobs').countDocuments({ lastFinishedAt: { $gt: since } }), (n) => n >= 4, 30_000);
+    engine.child.kill('SIGINT');
+    await engine.closed;
+    // Half a job lock (3 s) at most; Agenda's default lock would hold it for 5 minutes.
+    const ended = await Promise.race([engine.exited, new Promise((done) => setTimeout(() => done('still running'), 10_000))]);
+    expect(ended).toBe(0);
+  } finally {
+    engine.child.kill('SIGKILL');
+  }
+}, 60_000);

@@ -2,6 +2,8 @@
 //   node --import ./register-ts.mjs --conditions=herald-source engine-process.ts
 // Env: MONGO_URI, DB_NAME, MASTER_KEY (base64), PUBLISH (events to publish, default 0),
 // EVENT_TYPE, CONCURRENCY, LEASE_MARGIN_MS. Prints one JSON line per accepted event: {"accepted": "<eventId>"}.
+// SIGTERM closes Herald and exits; SIGINT closes Herald and its client, prints {"closed": true} and
+// leaves the process to end by itself (an application that closes Herald and stops).
 import { MongoClient } from 'mongodb';
 import { createHerald } from '../../../src/index.js';
 
@@ -42,4 +44,7 @@ for (let i = 0; i < toPublish; i += 1) {
 
 process.on('SIGTERM', () => {
   void herald.close().then(() => client.close()).then(() => process.exit(0));
+});
+process.on('SIGINT', () => {
+  void herald.close().then(() => client.close()).then(() => process.stdout.write(`${JSON.stringify({ closed: true })}\n`));
 });

@@ -12,6 +12,8 @@ export interface EngineChild {
   child: ChildProcess;
   accepted: string[];
   ready: Promise<void>;
+  /** Settles once the child has closed Herald on SIGINT. */
+  closed: Promise<void>;
   exited: Promise<number | null>;
   stderr(): string;
 }
@@ -30,11 +32,14 @@ export function spawnEngine(env: Record<string, string>): EngineChild {
     markReady = resolveReady;
     child.once('exit', (code) => rejectReady(new Error(`engine process exited (${code}) before it was ready: ${errors.slice(-2000)}`)));
   });
+  let markClosed: () => void = () => undefined;
+  const closed = new Promise<void>((resolveClosed) => { markClosed = resolveClosed; });
   createInterface({ input: child.stdout! }).on('line', (line) => {
-    const message = JSON.parse(line) as { ready?: number; accepted?: string };
+    const message = JSON.parse(line) as { ready?: number; accepted?: string; closed?: boolean };
     if (message.ready) markReady();
     if (message.accepted) accepted.push(message.accepted);
+    if (message.closed) markClosed();
   });
   const exited = new Promise<number | null>((resolveExit) => child.once('exit', (code) => resolveExit(code)));
-  return { child, accepted, ready, exited, stderr: () => errors };
+  return { child, accepted, ready, closed, exited, stderr: () => errors };
 }
