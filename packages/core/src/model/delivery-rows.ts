@@ -47,7 +47,9 @@ export async function findRow(collections: Collections, id: string, projection?:
 
 /**
  * Inserts rows, replacing any stored copy with the same id (a row settled twice, e.g. by a worker
- * whose lease had expired and by the one that took it over: the later write wins). The replaces go
+ * whose lease had expired and by the one that took it over: the later write wins). A copy that is
+ * gone by the time it is replaced (a cancellation taking back its copy of a row the engine
+ * claimed) is inserted all the same: the replace upserts. The replaces go
  * `maxWriteBatch` statements per command (compat.ts: on FerretDB v1 a command holds a pooled
  * connection per statement, and a thousand replaces after two cancellations of the same rows
  * exhausted the pool for good).
@@ -68,7 +70,7 @@ export async function insertOrReplace(
     const again = list.map((writeError) => rows[writeError.index]!);
     for (let start = 0; start < again.length; start += compat.maxWriteBatch) {
       const chunk = again.slice(start, start + compat.maxWriteBatch);
-      await compat.write(() => target.bulkWrite(chunk.map((row) => ({ replaceOne: { filter: { _id: row._id }, replacement: row } })), { ordered: false }), urgent);
+      await compat.write(() => target.bulkWrite(chunk.map((row) => ({ replaceOne: { filter: { _id: row._id }, replacement: row, upsert: true } })), { ordered: false }), urgent);
     }
   }
 }

@@ -1,0 +1,104 @@
+// A subscriber's cancellation (disabled or deleted) racing the engine for the same row, and a
+// settle whose stored copy vanishes before its replace: the row must end in one collection or the
+// other, never in neither. The races are played in order, on the test store, through the
+// collections the code is given.
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { openTestDatabase, type TestDatabase } from '../../../test/support/mongo.js';
+import { claimIncarnations } from '../src/storage/claims.js';
+import { collectionsFor, type Collections } from '../src/storage/collections.js';
+import { storeCompat, type StoreCompatName } from '../src/storage/compat.js';
+import type { DeliveryDocument } from '../src/storage/documents.js';
+import { insertOrReplace } from '../src/model/delivery-rows.js';
+import { cancelPendingDeliveries } from '../src/model/event-status.js';
+
+let database: TestDatabase;
+let collections: Collections;
+
+beforeAll(async () => {
+  database = await openTestDatabase('cancel-race');
+  collections = collectionsFor(database.db, 'herald_');
+});
+afterAll(async () => {
+  await database.close();
+});
+
+function row(id: string, fields: Partial<DeliveryDocument> = {}): DeliveryDocument {
+  const now = new Date();
+  return {
+    _id: id, orgId: 'acme', eventId: `event-${id}`, subscriberId: `subscriber-${id}`, subscriberHandle: 'h', targetUrl: 'http://127.0.0.1:1/', eventType: 'a.b',
+    occurredAt: now, status: 'PENDING', attempts: 1, nextAttemptAt: now, leaseOwner: null, leaseUntil: null, lastHttpStatus: 503,
+    lastError: null, lastAttemptAt: now, deliveredAt: null, encryptedFields: [], createdAt: now, updatedAt: now, ...fields,
+  };
+}
+
+for (const store of ['mongodb', 'ferretdb-v1'] as StoreCompatName[]) {
+  test(`${store} path: a settle whose stored copy is removed between its insert and its replace still stores the row`, async () => {
+    const compat = storeCompat(store);
+    const id = `vanishing-${store}`;
+    await collections.deliveries.insertOne(row(id, { status: 'FAILED', settledBy: 'cancel:theirs' }));
+    // Another writer takes its copy back right after this insert found it there.
+    const target = new Proxy(collections.deliveries, {
+      get(real, property, receiver) {
+        if (property !== 'insertMany') return Reflect.get(real, property, receiver);
+        return async (...args: Parameters<typeof real.insertMany>) => {
+          try {
+            return await real.insertMany(...args);
+          } finally {
+            await real.deleteOne({ _id: id });
+          }
+        };
+      },
+    });
+    await insertOrReplace(target, [row(id, { status: 'FAILED', lastError: 'the engine settled it', settledBy: 'engine-batch' })], compat);
+    expect(await collections.deliveries.findOne({ _id: id })).toMatchObject({ lastError: 'the engine settled it', settledBy: 'engine-batch' });
+  });
+}
+
+test('ferretdb-v1 path: while a cancellation moves a row, the engine cannot claim it; a row the engine claimed first is left to it', async () => {
+  const compat = storeCompat('ferretdb-v1');
+  const engine = storeCompat('ferretdb-v1'); // the engine's own lane, as in another process
+  const subscriberId = 'subscriber-cancelled';
+  const [mine, theirs] = [row('cancel-mine', { subscriberId }), row('cancel-theirs', { subscriberId })];
+  await collections.queue.insertMany([mine, theirs]);
+  // The engine claims `theirs` as the cancellation reads; then, as the cancellation writes its
+  // copies, tries to claim `mine` too.
+  let engineWonMine: DeliveryDocument[] | undefined;
+  const raced: Collections = {
+    ...collections,
+    queue: new Proxy(collections.queue, {
+      get(real, property, receiver) {
+        if (property !== 'find') return Reflect.get(real, property, receiver);
+        return (...args: Parameters<typeof real.find>) => {
+          const cursor = real.find(...args);
+          const toArray = cursor.toArray.bind(cursor);
+          return Object.assign(cursor, {
+            toArray: async () => {
+              const found = await toArray();
+              if (found.some((doc) => doc._id === theirs._id && doc.status === 'PENDING')) {
+                await claimIncarnations(collections, engine, [theirs], 'engine', new Date());
+                await real.updateOne({ _id: theirs._id }, { $set: { status: 'IN_FLIGHT', leaseOwner: 'engine' } });
+              }
+              return found;
+            },
+          });
+        };
+      },
+    }),
+    deliveries: new Proxy(collections.deliveries, {
+      get(real, property, receiver) {
+        if (property !== 'insertMany') return Reflect.get(real, property, receiver);
+        return async (...args: Parameters<typeof real.insertMany>) => {
+          engineWonMine ??= await claimIncarnations(collections, engine, [mine], 'engine', new Date());
+          return real.insertMany(...args);
+        };
+      },
+    }),
+  };
+  expect(await cancelPendingDeliveries(raced, compat, subscriberId, 'Cancelled', new Date())).toBe(1);
+  expect(engineWonMine).toEqual([]);
+  expect(await collections.queue.findOne({ _id: mine._id })).toBeNull();
+  expect(await collections.deliveries.findOne({ _id: mine._id })).toMatchObject({ status: 'FAILED', lastError: 'Cancelled' });
+  // The engine's row: still queued and in flight, with no cancelled copy of it in the history.
+  expect(await collections.queue.findOne({ _id: theirs._id })).toMatchObject({ status: 'IN_FLIGHT', leaseOwner: 'engine' });
+  expect(await collections.deliveries.findOne({ _id: theirs._id })).toBeNull();
+});
