@@ -16,7 +16,7 @@ afterAll(async () => {
 });
 
 test('a FerretDB that answers nothing is restarted within seconds, its data kept', async () => {
-  const client = await new MongoClient(store.uri, { timeoutMS: 5_000 }).connect();
+  const client = await new MongoClient(store.uri, { serverSelectionTimeoutMS: 5_000 }).connect();
   const docs = client.db('herald_dev').collection<{ _id: string; n: number }>('accepted');
   await docs.insertMany(Array.from({ length: 400 }, (_, i) => ({ _id: `d${i}`, n: i })));
 
@@ -37,7 +37,7 @@ test('a FerretDB that answers nothing is restarted within seconds, its data kept
     expect(lines).toContain('[store] FerretDB restarted');
     await wedging.close(true).catch(() => undefined);
 
-    const after = await new MongoClient(store.uri, { timeoutMS: 5_000 }).connect();
+    const after = await new MongoClient(store.uri, { serverSelectionTimeoutMS: 5_000 }).connect();
     expect(await after.db('herald_dev').collection('accepted').countDocuments()).toBe(400);
     await after.close();
   } finally {

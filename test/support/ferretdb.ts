@@ -179,14 +179,14 @@ export function watchFerretDb(
   options: { intervalMs?: number; timeoutMs?: number; failures?: number; log?: (line: string) => void } = {},
 ): FerretDbWatch {
   const { intervalMs = 5_000, timeoutMs = 5_000, failures = 3, log = (line) => process.stderr.write(`${line}\n`) } = options;
-  const client = new MongoClient(store.uri, { timeoutMS: timeoutMs, serverSelectionTimeoutMS: timeoutMs, maxPoolSize: 2 });
+  const client = new MongoClient(store.uri, { serverSelectionTimeoutMS: timeoutMs, maxPoolSize: 2 });
   const probe = client.db('herald_dev_watchdog').collection<{ _id: string; at: Date }>('probe');
   let failed = 0;
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   const tick = async (): Promise<void> => {
     // Raced against a timer of its own: a wedged FerretDB does not even greet a new connection, and
-    // the driver bounds that wait by its connect timeout, not by `timeoutMS`.
+    // the driver bounds that wait by its connect timeout alone.
     let expire: NodeJS.Timeout | undefined;
     const answered = await Promise.race([
       probe.updateOne({ _id: 'probe' }, { $set: { at: new Date() } }, { upsert: true }).then(() => true, () => false),
