@@ -1,7 +1,8 @@
 // Claims of queued rows' incarnations, where conditional updates are not atomic (the seam's
 // `uniqueKeyClaims`, FerretDB v1): whoever inserts a row's claim first may change that incarnation.
 // The engine claims rows to send them (engine/store.ts); a requeue claims the rows it resets
-// (deliveries/requeue.ts), so neither writes over the other.
+// (deliveries/requeue.ts), a cancellation those it cancels (model/event-status.ts), so none writes
+// over another.
 import { claimKey, duplicateIndexes, type Collections } from './collections.js';
 import type { StoreCompat } from './compat.js';
 import type { DeliveryDocument } from './documents.js';
