@@ -157,11 +157,25 @@ class Receipts {
 interface Published {
   deliveries: Map<string, { key: string; at: number }>;
   perKey: Map<string, number>;
+  /** When each publish started, and how long it took. */
+  publishMs?: Array<[at: number, ms: number]>;
+}
+
+/**
+ * (h)'s other keys split at the moment the failing key recovers (the end of publishing): their
+ * p99 publish → 2xx by when the 2xx came, and the p99 of the publish calls themselves.
+ */
+interface SteadyPhases {
+  p99BeforeRecoveryMs: number;
+  p99AfterRecoveryMs: number;
+  deliveredAfterRecovery: number;
+  publishP99Ms: number;
 }
 
 async function publishOne(herald: Herald, key: string, index: number, published: Published): Promise<void> {
   const at = Date.now();
   const { event } = await herald.events.publish({ orgId: 'bench', actor: 'bench' }, { eventType: 'order.changed', aggregateType: 'order', aggregateId: key, data: { index, note: 'x'.repeat(200) } });
+  published.publishMs?.push([at, Date.now() - at]);
   for (const delivery of event.deliveries) published.deliveries.set(delivery.deliveryId, { key, at });
   published.perKey.set(key, (published.perKey.get(key) ?? 0) + 1);
 }
@@ -216,12 +230,13 @@ async function throughput(options: OrderingOptions, ordered: boolean, keys: numb
 }
 
 /** Steady publishing over `keys` keys for `seconds`; with `stuck`, one more key the receiver refuses all along. */
-async function steady(options: OrderingOptions, keys: number, perSecond: number, seconds: number, stuck: boolean): Promise<{ p99: number; lost: number; outOfOrder: number; stuckAttempts: number }> {
+async function steady(options: OrderingOptions, keys: number, perSecond: number, seconds: number, stuck: boolean): Promise<{ p99: number; lost: number; outOfOrder: number; stuckAttempts: number; phases: SteadyPhases }> {
   const instance = await open(options, true);
   try {
     const receipts = new Receipts(instance.sink);
-    await instance.sink.control({ failRate: 0, ...(stuck ? { failKey: 'stuck', failKeyUntil: Date.now() + seconds * 1000 } : {}) });
-    const published: Published = { deliveries: new Map(), perKey: new Map() };
+    const recovery = Date.now() + seconds * 1000;
+    await instance.sink.control({ failRate: 0, ...(stuck ? { failKey: 'stuck', failKeyUntil: recovery } : {}) });
+    const published: Published = { deliveries: new Map(), perKey: new Map(), publishMs: [] };
     const stuckPublished: Published = { deliveries: new Map(), perKey: new Map() };
     const started = performance.now();
     const total = Math.round(perSecond * seconds);
@@ -238,9 +253,18 @@ async function steady(options: OrderingOptions, keys: number, perSecond: number,
     }
     await Promise.all(inFlight);
     await waitForAll(receipts, published.deliveries.keys(), options.timeoutMs);
-    const latencies = [...published.deliveries].flatMap(([id, { at }]) => (receipts.delivered.has(id) ? [receipts.delivered.get(id)![3] - at] : []));
+    const timed = [...published.deliveries].flatMap(([id, { at }]) => (receipts.delivered.has(id) ? [{ receivedAt: receipts.delivered.get(id)![3], ms: receipts.delivered.get(id)![3] - at }] : []));
+    const latencies = timed.map((t) => t.ms);
+    const after = timed.filter((t) => t.receivedAt >= recovery).map((t) => t.ms);
+    const phases: SteadyPhases = {
+      p99BeforeRecoveryMs: latencySummary(timed.filter((t) => t.receivedAt < recovery).map((t) => t.ms)).p99,
+      p99AfterRecoveryMs: after.length > 0 ? latencySummary(after).p99 : 0,
+      deliveredAfterRecovery: after.length,
+      publishP99Ms: latencySummary(published.publishMs!.map(([, ms]) => ms)).p99,
+    };
     const stuckAttempts = stuck ? (await instance.sink.receipts(0)).filter((receipt) => receipt[1] === 'stuck').length : 0;
     return {
+      phases,
       p99: latencySummary(latencies).p99,
       lost: published.deliveries.size - latencies.length,
       outOfOrder: receipts.outOfOrder(published.perKey.keys(), published.perKey),
