@@ -26,6 +26,12 @@ chmod 700 "$DATA"
 
 say() { printf '\033[1m[up]\033[0m %s\n' "$*" >&2; }
 [[ -x "$NODE" ]] || { say "Node 24 missing: run 'make deps'"; exit 1; }
+# Whatever already listens on Herald's address (say, a `make up` of another checkout) would answer
+# the readiness probe below in this Herald's place: refuse at once, before starting a database.
+if (exec 3<>"/dev/tcp/${HERALD_HOST:-127.0.0.1}/${HERALD_PORT:-8080}") 2>/dev/null; then
+  say "something already listens on ${HERALD_HOST:-127.0.0.1}:${HERALD_PORT:-8080} (another 'make up'?): stop it, or set HERALD_PORT"
+  exit 1
+fi
 [[ -f "$SERVER" ]] || { say "herald-server is not built: run 'make build'"; exit 1; }
 
 db_pid=""
@@ -119,11 +125,13 @@ printf 'export HERALD_MONGODB_URI=%q\nexport HERALD_DATA_DIR=%q\n' "$HERALD_MONG
 marker="$(mktemp)"
 detach "$NODE" "$SERVER" start &
 server_pid=$!
+ready=""
 for _ in $(seq 1 300); do
-  curl -fsS "$url/readyz" >/dev/null 2>&1 && break
+  curl -fsS "$url/readyz" >/dev/null 2>&1 && { ready=1; break; }
   kill -0 "$server_pid" 2>/dev/null || { say "herald-server exited"; rm -f "$marker"; exit 1; }
   sleep 0.1
 done
+[[ -n "$ready" ]] || { say "herald-server did not become ready on $url within 30 s"; rm -f "$marker"; exit 1; }
 
 token_file="$HERALD_DATA_DIR/bootstrap-token"
 if [[ -f "$token_file" && "$token_file" -nt "$marker" ]]; then

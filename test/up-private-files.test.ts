@@ -1,7 +1,8 @@
 // `make up` (scripts/up.sh) keeps what it writes owner-only: every file under .data, and the file its
 // output is redirected to, which the first start's bootstrap token is printed into (issue 33: the
 // log was 0644 while the token file was 0600).
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createServer, type AddressInfo } from 'node:net';
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -61,6 +62,23 @@ describe('scripts/up.sh', () => {
     for (const { path, at } of targets) {
       const prepared = text.lastIndexOf(`private_file "${path}"`, at);
       expect(prepared, `${path} is written before private_file prepares it`).toBeGreaterThan(-1);
+    }
+  });
+
+  it.runIf(process.platform === 'linux')('refuses at once, naming the address, when something already listens there', async () => {
+    const taken = createServer();
+    await new Promise<void>((listening) => taken.listen(0, '127.0.0.1', listening));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const started = Date.now();
+      const run = spawnSync('bash', [join(root, 'scripts/up.sh')], { env: { ...process.env, HERALD_HOST: '127.0.0.1', HERALD_PORT: String(port) }, encoding: 'utf8', timeout: 60_000 });
+      expect(run.status).toBe(1);
+      expect(run.stderr).toContain(`something already listens on 127.0.0.1:${port}`);
+      // Before any database: no store was started, nothing was waited for.
+      expect(run.stderr).not.toMatch(/FerretDB|mongod/);
+      expect(Date.now() - started).toBeLessThan(30_000);
+    } finally {
+      taken.close();
     }
   });
 });
