@@ -10,6 +10,7 @@ import { storeCompat, type StoreCompatName } from '../src/storage/compat.js';
 import type { DeliveryDocument } from '../src/storage/documents.js';
 import { insertOrReplace } from '../src/model/delivery-rows.js';
 import { cancelPendingDeliveries } from '../src/model/event-status.js';
+import { deliveryRow } from './support/delivery-row.js';
 
 let database: TestDatabase;
 let collections: Collections;
@@ -22,20 +23,11 @@ afterAll(async () => {
   await database.close();
 });
 
-function row(id: string, fields: Partial<DeliveryDocument> = {}): DeliveryDocument {
-  const now = new Date();
-  return {
-    _id: id, orgId: 'acme', eventId: `event-${id}`, subscriberId: `subscriber-${id}`, subscriberHandle: 'h', targetUrl: 'http://127.0.0.1:1/', eventType: 'a.b',
-    occurredAt: now, status: 'PENDING', attempts: 1, nextAttemptAt: now, leaseOwner: null, leaseUntil: null, lastHttpStatus: 503,
-    lastError: null, lastAttemptAt: now, deliveredAt: null, encryptedFields: [], createdAt: now, updatedAt: now, ...fields,
-  };
-}
-
 for (const store of ['mongodb', 'ferretdb-v1'] as StoreCompatName[]) {
   test(`${store} path: a settle whose stored copy is removed between its insert and its replace still stores the row`, async () => {
     const compat = storeCompat(store);
     const id = `vanishing-${store}`;
-    await collections.deliveries.insertOne(row(id, { status: 'FAILED', settledBy: 'cancel:theirs' }));
+    await collections.deliveries.insertOne(deliveryRow(id, { status: 'FAILED', settledBy: 'cancel:theirs' }));
     // Another writer takes its copy back right after this insert found it there.
     const target = new Proxy(collections.deliveries, {
       get(real, property, receiver) {
@@ -49,7 +41,7 @@ for (const store of ['mongodb', 'ferretdb-v1'] as StoreCompatName[]) {
         };
       },
     });
-    await insertOrReplace(target, [row(id, { status: 'FAILED', lastError: 'the engine settled it', settledBy: 'engine-batch' })], compat);
+    await insertOrReplace(target, [deliveryRow(id, { status: 'FAILED', lastError: 'the engine settled it', settledBy: 'engine-batch' })], compat);
     expect(await collections.deliveries.findOne({ _id: id })).toMatchObject({ lastError: 'the engine settled it', settledBy: 'engine-batch' });
   });
 }
@@ -58,7 +50,7 @@ test('ferretdb-v1 path: while a cancellation moves a row, the engine cannot clai
   const compat = storeCompat('ferretdb-v1');
   const engine = storeCompat('ferretdb-v1'); // the engine's own lane, as in another process
   const subscriberId = 'subscriber-cancelled';
-  const [mine, theirs] = [row('cancel-mine', { subscriberId }), row('cancel-theirs', { subscriberId })];
+  const [mine, theirs] = [deliveryRow('cancel-mine', { subscriberId }), deliveryRow('cancel-theirs', { subscriberId })];
   await collections.queue.insertMany([mine, theirs]);
   // The engine claims `theirs` as the cancellation reads; then, as the cancellation writes its
   // copies, tries to claim `mine` too.

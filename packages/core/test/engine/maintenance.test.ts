@@ -10,6 +10,7 @@ import { findRows } from '../../src/model/delivery-rows.js';
 import type { DeliveryDocument, EventDocument } from '../../src/storage/documents.js';
 import { silentLogger } from '../../src/shared/logger.js';
 import { eventually } from './support/harness.js';
+import { deliveryRow } from '../support/delivery-row.js';
 
 let database: TestDatabase;
 let store: DeliveryStore;
@@ -22,15 +23,7 @@ function maintenance(): Maintenance {
   return created;
 }
 
-function row(id: string, eventId: string, fields: Partial<DeliveryDocument>): DeliveryDocument {
-  const now = new Date();
-  return {
-    _id: id, orgId: 'acme', eventId, subscriberId: 's1', subscriberHandle: 's1', targetUrl: 'http://127.0.0.1:1/', eventType: 'a.b',
-    occurredAt: now, status: 'PENDING', attempts: 0, nextAttemptAt: now, leaseOwner: null, leaseUntil: null, lastHttpStatus: null,
-    lastError: null, lastAttemptAt: null, deliveredAt: null, encryptedFields: [], createdAt: now, updatedAt: now,
-    ...fields,
-  };
-}
+const row = (id: string, eventId: string, fields: Partial<DeliveryDocument>): DeliveryDocument => deliveryRow(id, { eventId, ...fields });
 
 function event(id: string, fields: Partial<EventDocument>): EventDocument {
   const now = new Date();
