@@ -1,15 +1,17 @@
 // Configuration: defaults, HERALD_* parsing, file ← env precedence, and clear errors at start.
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { parseDuration } from '../src/config/duration.js';
 import { loadConfig } from '../src/config/load.js';
 import { problemsOf } from './support/config-problems.js';
 
 const MONGO = { HERALD_MONGODB_URI: 'mongodb://127.0.0.1:27017/' };
 const key = () => randomBytes(32).toString('base64');
+const scratch = mkdtempSync(join(tmpdir(), 'herald-config-test-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 describe('loadConfig', () => {
   it('applies the documented defaults', () => {
@@ -109,7 +111,7 @@ describe('loadConfig', () => {
       const problems = problemsOf(() => loadConfig({ env: { ...MONGO, HERALD_AUTO_DISABLE_AFTER: bad } })).join('\n');
       expect(problems, bad).toContain('HERALD_AUTO_DISABLE_AFTER');
     }
-    const dir = mkdtempSync(join(tmpdir(), 'herald-auto-disable-'));
+    const dir = mkdtempSync(join(scratch, 'auto-disable-'));
     const file = join(dir, 'herald.json');
     writeFileSync(file, JSON.stringify({ autoDisableAfterMs: '5d' }));
     expect(problemsOf(() => loadConfig({ env: MONGO, configFile: file })).join('\n')).toContain('autoDisableAfterMs');
@@ -120,7 +122,7 @@ describe('loadConfig', () => {
   it('retention: HERALD_RETENTION=0 keeps forever, under a minute is refused; per-type windows come from the file', () => {
     expect(loadConfig({ env: { ...MONGO, HERALD_RETENTION: '0' } }).retentionMs).toBe(0);
     expect(() => loadConfig({ env: { ...MONGO, HERALD_RETENTION: '30s' } })).toThrow(/HERALD_RETENTION/);
-    const dir = mkdtempSync(join(tmpdir(), 'herald-retention-'));
+    const dir = mkdtempSync(join(scratch, 'retention-'));
     const file = join(dir, 'herald.json');
     writeFileSync(file, JSON.stringify({ retentionByEventType: { 'audit.logged': 0, 'ping.sent': 86_400_000 } }));
     expect(loadConfig({ env: MONGO, configFile: file }).retentionByEventType).toEqual({ 'audit.logged': 0, 'ping.sent': 86_400_000 });
@@ -137,7 +139,7 @@ describe('loadConfig', () => {
   });
 
   it('a JSON file is overridden by the environment, field by field', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'herald-config-'));
+    const dir = mkdtempSync(join(scratch, 'config-'));
     const file = join(dir, 'herald.json');
     const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const pem = publicKey.export({ type: 'spki', format: 'pem' }).toString();
@@ -169,7 +171,7 @@ describe('loadConfig', () => {
   });
 
   it('refuses unknown fields and unreadable files', () => {
-    const dir = mkdtempSync(join(tmpdir(), 'herald-config-'));
+    const dir = mkdtempSync(join(scratch, 'config-'));
     const file = join(dir, 'bad.json');
     writeFileSync(file, JSON.stringify({ mongodbUri: 'mongodb://x/', prot: 1 }));
     expect(problemsOf(() => loadConfig({ env: {}, configFile: file })).join('\n')).toContain('prot: is not allowed');

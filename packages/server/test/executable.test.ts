@@ -1,7 +1,7 @@
 // The herald-server executable as a real subprocess (built dist, Node 24 via process.execPath):
 // help, configuration errors, token admin commands, first start with a bootstrap token, SIGTERM.
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { randomBytes } from 'node:crypto';
@@ -95,8 +95,10 @@ describe('commands', () => {
 
 describe('start', () => {
   let child: ChildProcess | undefined;
+  const dataDirs: string[] = [];
   afterAll(() => {
     if (child && child.exitCode === null) child.kill('SIGKILL');
+    for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
   });
 
   function startServer(dataDir: string, database: string) {
@@ -132,6 +134,7 @@ describe('start', () => {
 
   it('first start prints and saves a bootstrap admin token (0600); SIGTERM stops it cleanly; a restart issues none', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'herald-bin-'));
+    dataDirs.push(dataDir);
     const dbName = `${database.dbName}_start`;
     const first = startServer(dataDir, dbName);
     child = first.spawned;

@@ -1,9 +1,10 @@
 // Runs the built `herald` executable as a subprocess with the Node that runs the tests (Node 24),
 // in a temporary config directory and working directory of the test's choosing.
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, realpathSync } from 'node:fs';
+import { existsSync, mkdtempSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { afterAll } from 'vitest';
 
 export const heraldBin = resolve(import.meta.dirname, '../../dist/bin/herald.js');
 
@@ -27,8 +28,17 @@ export interface RunOptions {
   readonly nodeArgs?: readonly string[];
 }
 
+// Imported at a test file's top level, so this hook belongs to that file: its directories go when
+// its tests are done, not one per test left in the system's temp folder on every run.
+const directories: string[] = [];
+afterAll(() => {
+  for (const directory of directories.splice(0)) rmSync(directory, { recursive: true, force: true });
+});
+
 export function temporaryDirectory(prefix: string): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  const directory = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  directories.push(directory);
+  return directory;
 }
 
 export function runHerald(args: readonly string[], options: RunOptions): Promise<HeraldRun> {
