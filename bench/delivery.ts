@@ -644,7 +644,16 @@ async function main(): Promise<void> {
   console.log(`Herald delivery benchmark — ${store}, ${SUBSCRIBERS} subscribers, node ${process.version} ${V8_OPTIONS.join(' ') || '(V8 defaults)'}${QUICK ? ', BENCH_QUICK' : ''}`);
   const dbName = `bench_${randomBytes(4).toString('hex')}`;
 
-  const orderingOptions = { uri, quick: QUICK, masterKeys, timeoutMs: TIMEOUT_MS, publishConcurrency: PUBLISH_CONCURRENCY, engineConcurrency: ENGINE_CONCURRENCY };
+  const orderingOptions = {
+    uri,
+    quick: QUICK,
+    masterKeys,
+    timeoutMs: TIMEOUT_MS,
+    publishConcurrency: PUBLISH_CONCURRENCY,
+    engineConcurrency: ENGINE_CONCURRENCY,
+    newClient: (clientUri: string) => benchClient(clientUri, false).client,
+    runDone: printCommandProfile,
+  };
   const printOrdering = (ordering: OrderingSummary): void => {
     for (const { label, figure, target, ok } of orderingTargets(ordering)) console.log(`  ${label.padEnd(52)} ${figure.padEnd(22)} target ${target.padEnd(16)} ${ok ? 'met' : 'MISSED'}`);
   };

@@ -12,7 +12,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { MongoClient } from 'mongodb';
+import type { MongoClient } from 'mongodb';
 import { createHerald, type Herald } from '@herald/core';
 import { latencySummary, round } from './stats.js';
 
@@ -25,6 +25,10 @@ export interface OrderingOptions {
   timeoutMs: number;
   publishConcurrency: number;
   engineConcurrency: number;
+  /** The bench's client (bench/delivery.ts benchClient), so BENCH_PROFILE_COMMANDS sees these runs too. */
+  newClient(uri: string): MongoClient;
+  /** Called with each run's name once it ends (the command profile is printed per run). */
+  runDone(name: string): void;
 }
 
 export interface ThroughputRun {
@@ -83,7 +87,7 @@ interface Instance {
 }
 
 async function open(options: OrderingOptions, ordered: boolean): Promise<Instance> {
-  const client = new MongoClient(options.uri);
+  const client = options.newClient(options.uri);
   await client.connect();
   const db = client.db(`bench_order_${randomBytes(4).toString('hex')}`);
   const sink = await startOrderingSink();
@@ -281,13 +285,17 @@ export async function orderingScenarios(options: OrderingOptions): Promise<Order
   const failRate = num('BENCH_ORDER_FAIL_RATE', 0.2);
   const unordered = await throughput(options, false, keys, events, failRate);
   console.log(JSON.stringify({ orderingUnordered: unordered }));
+  options.runDone('(g) unordered');
   const ordered = await throughput(options, true, keys, events, failRate);
   console.log(JSON.stringify({ orderingOrdered: ordered }));
+  options.runDone('(g) ordered');
   const stuckSeconds = num('BENCH_ORDER_STUCK_SECONDS', options.quick ? 15 : 60);
   const rate = num('BENCH_ORDER_RATE', 50);
   const rateKeys = num('BENCH_ORDER_RATE_KEYS', 100);
   const alone = await steady(options, rateKeys, rate, stuckSeconds, false);
+  options.runDone('(h) without the failing key');
   const beside = await steady(options, rateKeys, rate, stuckSeconds, true);
+  options.runDone('(h) beside the failing key');
   console.log(JSON.stringify({ orderingFailingKey: { alone, beside } }));
   return {
     failRate,

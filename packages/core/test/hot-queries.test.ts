@@ -5,7 +5,8 @@
 // FerretDB v1 must push the equality part down to PostgreSQL (`filterPushdown`) and, on the
 // collections that grow with history, PostgreSQL must read it through an index; a MongoDB must
 // scan the expected index with no SORT stage. mongo-java-server (memory-mongo) has no `explain`: the
-// plan test is skipped there, saying so; the shape test runs.
+// plan test is skipped there, saying so; the shape test runs. The engine's conditional writes to
+// one row (a claim's, per-key ordering's release) and its `done` read get the same plan check.
 import { MongoClient, type CommandStartedEvent, type Document } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createHerald, type Herald, type Scope } from '../src/index.js';
@@ -13,6 +14,9 @@ import { eventListQuery } from '../src/events/list-query.js';
 import { subscriberDeliveriesQueries } from '../src/subscribers/deliveries-query.js';
 import { EVENT_LIST_ORDER, SUBSCRIBER_DELIVERIES_ORDER } from '../src/storage/indexes.js';
 import { detectStoreCompat } from '../src/storage/compat.js';
+import { collectionsFor } from '../src/storage/collections.js';
+import { DeliveryStore } from '../src/engine/store/index.js';
+import { readDone, releaseRows } from '../src/ordering/sequences.js';
 import type { DeliveryDocument } from '../src/storage/documents.js';
 import { storeHasCommand, testMongoUri, uniqueDbName } from '../../../test/support/mongo.js';
 import { recordingEngine } from './helpers.js';
@@ -216,5 +220,51 @@ describe("a conditional write to one row is served by `_id` (the claim's)", () =
     const postgres = JSON.stringify(plan.queryPlanner);
     expect(postgres).toMatch(/"Index Name":"[^"]*__id_[^"]*"/);
     expect(postgres).not.toMatch(/Seq Scan|"Index Name":"[^"]*(engine_due|subscriber_status|engine_lease)/);
+  });
+});
+
+describe("per-key ordering's release and `done` read are served by an index", () => {
+  const now = new Date(Date.UTC(2032, 0, 4));
+  const held = (orderKey: string, orderSeq: number) => ({ _id: `held-${orderKey}-${orderSeq}`, orderKey, orderSeq, eventId: `e-${orderKey}-${orderSeq}`, subscriberId: 'sub-ordered', status: 'PENDING', attempts: 0, nextAttemptAt: null, createdAt: now });
+  const store = async () => {
+    const db = client.db(dbName);
+    return { collections: collectionsFor(db, 'herald_'), compat: await detectStoreCompat(db) };
+  };
+
+  beforeAll(async () => {
+    const db = client.db(dbName);
+    await new DeliveryStore(db, 'herald_', await detectStoreCompat(db)).ensureIndexes();
+    // Many keys' held rows and markers, as a subscriber with many aggregates leaves them.
+    await db.collection<{ _id: string }>('herald_delivery_queue').insertMany(Array.from({ length: FILLER }, (_, index) => held(`key-${index % 300}`, 2 + Math.floor(index / 300))));
+    await db.collection<{ _id: string }>('herald_order_keys').insertMany(Array.from({ length: FILLER }, (_, index) => ({ _id: `done:key-${index}`, done: index })));
+  });
+
+  test('a release gives only the named held rows a due time, once; `done` is read per key', async () => {
+    const { collections, compat } = await store();
+    expect(await releaseRows({ collections, compat }, [{ orderKey: 'key-1', orderSeq: 2 }, { orderKey: 'key-2', orderSeq: 3 }, { orderKey: 'key-missing', orderSeq: 2 }], now)).toBe(2);
+    expect(await releaseRows({ collections, compat }, [{ orderKey: 'key-1', orderSeq: 2 }], now)).toBe(0); // no longer held
+    expect(await collections.queue.countDocuments({ nextAttemptAt: now })).toBe(2);
+    expect(await readDone({ collections, compat }, ['key-7', 'key-2999', 'key-missing', 'key-7'])).toEqual(new Map([['key-7', 7], ['key-2999', 2999]]));
+  });
+
+  test('PostgreSQL reads a key\'s held row through `engine_order` and a key\'s `done` through `_id`, as sent (FerretDB v1)', async (context) => {
+    const db = client.db(dbName);
+    const { collections, compat } = await store();
+    context.skip(compat.name !== 'ferretdb-v1', 'on MongoDB these are equalities on the leading keys of `engine_order` and `_id`; memory-mongo has no explain');
+    const from = started.length;
+    await releaseRows({ collections, compat }, [{ orderKey: 'key-5', orderSeq: 4 }], now);
+    await readDone({ collections, compat }, ['key-5']);
+    const sent = started.slice(from);
+    const releases = sent.filter((event) => event.commandName === 'update' && event.command.update === 'herald_delivery_queue').flatMap((event) => (event.command.updates as { q: Document }[]).map((update) => update.q));
+    const doneReads = sent.filter((event) => event.commandName === 'find' && event.command.find === 'herald_order_keys').map((event) => event.command.filter as Document);
+    expect(releases.length).toBe(1);
+    expect(doneReads.length).toBe(1);
+    const plan = async (collection: string, filter: Document) => JSON.stringify((await db.command({ explain: { find: collection, filter }, verbosity: 'queryPlanner' })).queryPlanner);
+    const release = await plan('herald_delivery_queue', releases[0]!);
+    expect(release).toMatch(/"Index Name":"[^"]*engine_order[^"]*_gin"/);
+    expect(release).not.toMatch(/Seq Scan/);
+    const done = await plan('herald_order_keys', doneReads[0]!);
+    expect(done).toMatch(/"Index Name":"[^"]*__id_[^"]*"/);
+    expect(done).not.toMatch(/Seq Scan/);
   });
 });

@@ -63,30 +63,35 @@ export async function releaseSettledPredecessors(store: Store, held: readonly He
 /** Gives held rows (by key and sequence) a due time, if they are still held. */
 export async function releaseRows(store: Store, heads: readonly HeldHead[], now: Date, urgent = false): Promise<number> {
   let released = 0;
+  const heldRow = ({ orderKey, orderSeq }: HeldHead) => ({ orderKey, orderSeq, status: 'PENDING' as const, nextAttemptAt: null });
+  const update = { $set: { nextAttemptAt: now, updatedAt: now } };
   for (let start = 0; start < heads.length; start += store.compat.maxWriteBatch) {
     const part = heads.slice(start, start + store.compat.maxWriteBatch);
-    const result = await store.compat.write(
-      () =>
-        store.collections.queue.updateMany(
-          { $or: part.map(({ orderKey, orderSeq }) => ({ orderKey, orderSeq, status: 'PENDING' as const, nextAttemptAt: null })) },
-          { $set: { nextAttemptAt: now, updatedAt: now } },
-        ),
+    // One statement per row where a root `$or` is matched in Go after every queued row is decoded
+    // (storage/compat.ts pointReads); each key's equality is an index lookup there.
+    released += await store.compat.write(
+      async () =>
+        (store.compat.pointReads
+          ? await store.collections.queue.bulkWrite(part.map((head) => ({ updateOne: { filter: heldRow(head), update } })), { ordered: false })
+          : await store.collections.queue.updateMany({ $or: part.map(heldRow) }, update)
+        ).modifiedCount,
       urgent,
     );
-    released += result.modifiedCount;
   }
   return released;
 }
 
 /**
- * The sequence of the last settled row of each key (0: none yet). One `$in` read: on FerretDB v1
- * a lookup of any kind reads the whole collection (storage/compat.ts), and these documents are
- * small, so one pass for every key beats one pass per key.
+ * The sequence of the last settled row of each key (0: none yet): one `$in` read, or one read by
+ * `_id` per key where a `$in` is matched in Go after every key's documents are decoded
+ * (storage/compat.ts pointReads).
  */
 export async function readDone(store: Store, keys: readonly string[], urgent = false): Promise<Map<string, number>> {
   const ids = [...new Set(keys)].map(doneId);
   const { collections, compat } = store;
-  const found = await compat.retry(() => collections.orderKeys.find({ _id: { $in: ids } }).toArray(), urgent);
+  const found = compat.pointReads
+    ? (await Promise.all(ids.map((_id) => compat.retry(() => collections.orderKeys.findOne({ _id }), urgent)))).filter((document) => document !== null)
+    : await compat.retry(() => collections.orderKeys.find({ _id: { $in: ids } }).toArray(), urgent);
   const done = new Map<string, number>();
   for (const document of found) if (document.done !== undefined) done.set(document._id.slice('done:'.length), document.done);
   return done;

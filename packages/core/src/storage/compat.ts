@@ -26,7 +26,8 @@
 //   event counter changes in memory and writes an event once, when its status changes
 //   (model/deferred-event-counters.ts), taking the counters it starts from from the publisher
 //   or from the read that fetched the event to send its rows; and events are read by id one at a
-//   time rather than with one `$in` (so are the delivery rows of an events page, by event). No sort
+//   time rather than with one `$in` (so are the delivery rows of an events page, by event, and the
+//   per-key ordering markers, by key; a key's held row is released by its own equality). No sort
 //   or limit is pushed down either (`explain`: `sortPushdown`/`limitPushdown` false, PostgreSQL a
 //   sequential scan), so a list page reads and sorts every document its equalities select:
 //   docs/ARCHITECTURE.md "Hot queries of the read side".
@@ -57,7 +58,10 @@ export interface StoreCompat {
   readonly uniqueKeyClaims: boolean;
   readonly groupedOutcomeWrites: boolean;
   readonly deferredEventCounters: boolean;
-  /** Look documents up, and claim queued rows, one `{_id}` at a time instead of one `$in` or `$or`. */
+  /**
+   * Look documents up, claim queued rows and release held ones one equality at a time (`{_id}`, a
+   * key's `{orderKey, orderSeq}`) instead of one `$in` or `$or`.
+   */
   readonly pointReads: boolean;
   /**
    * Whether a publish's operations run side by side. On the lane they run one at a time, so
