@@ -509,6 +509,7 @@ async function httpScenario(uri: string, bench: Bench, inProcess?: ScenarioResul
     subscribers: SUBSCRIBERS,
     publishers: PUBLISH_CONCURRENCY,
     batchSize: HTTP_BATCH,
+    warmUpEvents: WARMUP_EVENTS,
     timeoutMs: TIMEOUT_MS,
     event: (i) => ({ eventType: 'order.created', aggregateId: `order-${i}`, data: orderData(i) }),
     host: { eventTypes: [{ type: 'order.created', sensitive: ['card'] }], retryScheduleMs: [250, 500, 1_000, 2_000, 4_000], maxAttempts: 20 },

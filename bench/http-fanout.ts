@@ -2,7 +2,8 @@
 // benchmark's store, the benchmark's subscribers created through its API, pointing at the same
 // sink; events published over HTTP, first one per request by several concurrent publishers, then
 // in batches through POST /webhook-events/batch. Each phase gets a fresh host and database, as the
-// in-process fan-out (a) starts on an empty one. Figures: events/s accepted (first request → last
+// in-process fan-out (a) starts on an empty one, warmed up as (a)'s Herald is
+// (`BENCH_WARMUP_EVENTS`, published the phase's way and delivered before it is measured). Figures: events/s accepted (first request → last
 // answer), deliveries/s (first request → last receipt), the host's CPU per delivery, beside (a).
 import { randomBytes } from 'node:crypto';
 import { MongoClient } from 'mongodb';
@@ -22,6 +23,8 @@ export interface HttpFanOutOptions {
   /** Concurrent requests, in both phases. */
   publishers: number;
   batchSize: number;
+  /** Events published the phase's way and delivered on each fresh host before it is measured. */
+  warmUpEvents: number;
   timeoutMs: number;
   event(i: number): { eventType: string; aggregateId: string; data: Record<string, unknown> };
   host: Omit<HostSettings, 'mongodbUri' | 'dbName'>;
@@ -88,6 +91,62 @@ class Deliveries {
   }
 }
 
+/**
+ * Publishes events `from` … `to` − 1 by `options.publishers` concurrent callers, `batchSize` per
+ * request; each accepted event's id goes into `publishedAt` with the time its request was sent.
+ */
+async function publishRange(options: HttpFanOutOptions, host: HostProcess, agent: Agent, batchSize: number, from: number, to: number, publishedAt: Map<string, number>): Promise<{ requests: number; publishErrors: number }> {
+  let requests = 0;
+  let publishErrors = 0;
+  const failed = (message: string) => {
+    publishErrors += 1;
+    if (publishErrors <= 3) console.error(`  publish failed: ${message}`);
+  };
+  let next = from;
+  await Promise.all(
+    Array.from({ length: options.publishers }, async () => {
+      while (next < to) {
+        const first = next;
+        next = Math.min(to, next + batchSize);
+        const items = Array.from({ length: next - first }, (_, k) => options.event(first + k));
+        const sentAt = Date.now();
+        requests += 1;
+        try {
+          if (batchSize === 1) {
+            const answer = await api(host, agent, '/webhook-events', items[0]);
+            if (answer.status === 201) publishedAt.set((answer.json as { eventId: string }).eventId, sentAt);
+            else failed(`${answer.status} ${JSON.stringify(answer.json)}`);
+          } else {
+            const answer = await api(host, agent, '/webhook-events/batch', { events: items });
+            if (answer.status !== 200) {
+              for (const _item of items) failed(`${answer.status} ${JSON.stringify(answer.json)}`);
+              continue;
+            }
+            for (const result of (answer.json as { list: Array<{ eventId?: string; error?: unknown }> }).list) {
+              if (result.eventId) publishedAt.set(result.eventId, sentAt);
+              else failed(JSON.stringify(result.error));
+            }
+          }
+        } catch (error) {
+          for (const _item of items) failed((error as Error).message);
+        }
+      }
+    }),
+  );
+  return { requests, publishErrors };
+}
+
+/** Polls the sink until every delivery of `deliveries`' events arrived or the timeout passed; false if not. */
+async function awaitDeliveries(options: HttpFanOutOptions, deliveries: Deliveries, expected: number): Promise<boolean> {
+  const deadline = Date.now() + options.timeoutMs;
+  for (;;) {
+    await deliveries.poll();
+    if (deliveries.firstReceipt.size >= expected) return true;
+    if (Date.now() > deadline) return false;
+    await new Promise((done) => setTimeout(done, 50));
+  }
+}
+
 async function phase(options: HttpFanOutOptions, batchSize: number): Promise<HttpPhase> {
   const dbName = `bench_http_${randomBytes(4).toString('hex')}`;
   const host = await startHostProcess({ ...options.host, mongodbUri: options.uri, dbName });
@@ -97,60 +156,24 @@ async function phase(options: HttpFanOutOptions, batchSize: number): Promise<Htt
       const created = await api(host, agent, '/webhook-subscribers', { displayName: `bench ${i}`, targetUrl: `${options.sinkUrl}/s${i}`, secret: `bench-secret-${i}-0123456789`, events: ['order.*'] });
       if (created.status !== 201) throw new Error(`creating a subscriber answered ${created.status}: ${JSON.stringify(created.json)}`);
     }
+    // A fresh host's first requests run cold code (as the in-process Herald's would before its
+    // warm-up): events past the measured ones go the same way first, and are delivered, untimed.
+    if (options.warmUpEvents > 0) {
+      const warmedAt = new Map<string, number>();
+      const warmUp = new Deliveries(options, warmedAt);
+      await warmUp.start();
+      await publishRange(options, host, agent, batchSize, options.events, options.events + options.warmUpEvents, warmedAt);
+      if (!(await awaitDeliveries(options, warmUp, warmedAt.size * options.subscribers))) console.log('  … warm-up deliveries still arriving when the measured publishing started');
+    }
     const publishedAt = new Map<string, number>();
     const deliveries = new Deliveries(options, publishedAt);
     await deliveries.start();
-    let requests = 0;
-    let publishErrors = 0;
-    const failed = (message: string) => {
-      publishErrors += 1;
-      if (publishErrors <= 3) console.error(`  publish failed: ${message}`);
-    };
     const cpuBefore = treeCpuMs(host.pid);
     const started = Date.now();
-    let next = 0;
-    await Promise.all(
-      Array.from({ length: options.publishers }, async () => {
-        while (next < options.events) {
-          const first = next;
-          next = Math.min(options.events, next + batchSize);
-          const items = Array.from({ length: next - first }, (_, k) => options.event(first + k));
-          const sentAt = Date.now();
-          requests += 1;
-          try {
-            if (batchSize === 1) {
-              const answer = await api(host, agent, '/webhook-events', items[0]);
-              if (answer.status === 201) publishedAt.set((answer.json as { eventId: string }).eventId, sentAt);
-              else failed(`${answer.status} ${JSON.stringify(answer.json)}`);
-            } else {
-              const answer = await api(host, agent, '/webhook-events/batch', { events: items });
-              if (answer.status !== 200) {
-                for (const _item of items) failed(`${answer.status} ${JSON.stringify(answer.json)}`);
-                continue;
-              }
-              for (const result of (answer.json as { list: Array<{ eventId?: string; error?: unknown }> }).list) {
-                if (result.eventId) publishedAt.set(result.eventId, sentAt);
-                else failed(JSON.stringify(result.error));
-              }
-            }
-          } catch (error) {
-            for (const _item of items) failed((error as Error).message);
-          }
-        }
-      }),
-    );
+    const { requests, publishErrors } = await publishRange(options, host, agent, batchSize, 0, options.events, publishedAt);
     const publishSeconds = (Date.now() - started) / 1000;
     const expected = publishedAt.size * options.subscribers;
-    const deadline = Date.now() + options.timeoutMs;
-    for (;;) {
-      await deliveries.poll();
-      if (deliveries.firstReceipt.size >= expected) break;
-      if (Date.now() > deadline) {
-        console.log(`  … gave up waiting: ${expected - deliveries.firstReceipt.size} of ${expected} deliveries not received`);
-        break;
-      }
-      await new Promise((done) => setTimeout(done, 50));
-    }
+    if (!(await awaitDeliveries(options, deliveries, expected))) console.log(`  … gave up waiting: ${expected - deliveries.firstReceipt.size} of ${expected} deliveries not received`);
     const receipts = [...deliveries.firstReceipt.values()];
     const lastReceipt = Math.max(started, ...receipts.map((receipt) => receipt[2]));
     const hostCpu = treeCpuMs(host.pid) - cpuBefore;
