@@ -37,7 +37,7 @@ import type { EngineConfig } from './config.js';
 import type { EngineLogger, EngineMetrics } from './contract.js';
 import { describeError } from './describe-error.js';
 import { ClaimContention } from './claim-contention.js';
-import { DUE_LOOK_AHEAD, DueWindow } from './due-window.js';
+import { DueWindow } from './due-window.js';
 import type { HttpSender } from './http/sender.js';
 import type { ClientTlsCache } from './client-tls.js';
 import type { KeyCache } from './keys.js';
@@ -77,7 +77,7 @@ export interface DispatcherDeps {
 
 export class Dispatcher implements FastPath {
   private readonly slots: Slots;
-  private readonly window = new DueWindow();
+  private readonly window: DueWindow;
   private readonly contention = new ClaimContention();
   private readonly outcomes: OutcomeBatcher;
   private readonly observer: AttemptObserver;
@@ -103,6 +103,7 @@ export class Dispatcher implements FastPath {
   constructor(deps: DispatcherDeps) {
     this.deps = deps;
     this.now = deps.now ?? (() => new Date());
+    this.window = new DueWindow(deps.store.compat.dueReadAhead.maxAgeMs);
     const gates = new SubscriberGates({
       config: deps.config,
       logger: deps.logger,
@@ -252,7 +253,7 @@ export class Dispatcher implements FastPath {
     if (this.window.wantsRead(free - planned.length, nowMs)) {
       // Left out: subscribers with no slot, and those whose held rows already wait for one.
       const leaveOut = [...new Set([...this.slots.gates.closed(nowMs), ...this.window.heldSubscribers(planned)])];
-      this.window.add(await this.deps.store.claims.findDue(now, Math.max(free, DUE_LOOK_AHEAD), leaveOut), nowMs);
+      this.window.add(await this.deps.store.claims.findDue(now, Math.max(free, this.deps.store.compat.dueReadAhead.rows), leaveOut), nowMs);
       this.lastStepAt = Date.now();
     }
     const known = this.window.rows(nowMs);

@@ -1,7 +1,8 @@
 // Due rows read ahead of the free slots. In a backlog, reading only as many rows as slots are free
-// makes every freed slot a read of the queue, and the read's cost follows the backlog where the
-// store cannot serve it from an index (FerretDB v1 decodes and sorts every PENDING row). One read
-// of up to `DUE_LOOK_AHEAD` rows serves the slots that free over the next moments instead.
+// makes every freed slot a read of the queue. One read of up to the store seam's `dueReadAhead.rows`
+// serves the slots that free over the next moments instead, until the rows are `maxAgeMs` old: on
+// MongoDB an index range of 500 rows renewed each second; where a read decodes every queued row
+// whatever its limit (FerretDB v1), all due rows up to 5,000 for up to 10 s (storage/compat.ts).
 //
 // The rows kept are what the store held when it was read. That is safe: a claim names each row's
 // incarnation, so a row someone else claimed, retried or cancelled meanwhile is simply not won (and
@@ -13,16 +14,12 @@
 // backlog of subscribers that are all busy is not read again and again for nothing.
 import type { DeliveryDocument } from '../storage/documents.js';
 
-/** How many due rows one read may take (the claim still takes at most the free slots). */
-export const DUE_LOOK_AHEAD = 500;
-/** How long rows read ahead are used before the queue is read afresh. */
-export const DUE_WINDOW_MAX_AGE_MS = 1_000;
 /** After a read for left-over slots found nothing, how long until the next such read (then doubling). */
 export const DUE_EMPTY_READ_PAUSE_MS = 250;
 
-/** The pause after `emptyReads` reads in a row found nothing. */
-export function emptyReadPause(emptyReads: number): number {
-  return emptyReads <= 0 ? 0 : Math.min(DUE_EMPTY_READ_PAUSE_MS * 2 ** (emptyReads - 1), DUE_WINDOW_MAX_AGE_MS);
+/** The pause after `emptyReads` reads in a row found nothing, at most `maxAgeMs`. */
+export function emptyReadPause(emptyReads: number, maxAgeMs: number): number {
+  return emptyReads <= 0 ? 0 : Math.min(DUE_EMPTY_READ_PAUSE_MS * 2 ** (emptyReads - 1), maxAgeMs);
 }
 
 export class DueWindow {
@@ -30,17 +27,23 @@ export class DueWindow {
   private readAt = 0;
   private emptyReadAt = Number.NEGATIVE_INFINITY;
   private emptyReads = 0;
+  /** How long rows read ahead are used before the queue is read afresh. */
+  private readonly maxAgeMs: number;
+
+  constructor(maxAgeMs: number) {
+    this.maxAgeMs = maxAgeMs;
+  }
 
   /** The rows held, oldest due first; none once they are older than the window's age. */
   rows(now: number): readonly DeliveryDocument[] {
-    if (this.held.length > 0 && now - this.readAt >= DUE_WINDOW_MAX_AGE_MS) this.held = [];
+    if (this.held.length > 0 && now - this.readAt >= this.maxAgeMs) this.held = [];
     return this.held;
   }
 
   /** Whether to read the queue for `leftOver` slots the held rows cannot fill. */
   wantsRead(leftOver: number, now: number): boolean {
     if (leftOver <= 0) return false;
-    return this.rows(now).length === 0 || now - this.emptyReadAt >= emptyReadPause(this.emptyReads);
+    return this.rows(now).length === 0 || now - this.emptyReadAt >= emptyReadPause(this.emptyReads, this.maxAgeMs);
   }
 
   /** The subscribers of the held rows that cannot start one now: a read for left-over slots leaves them out. */

@@ -97,11 +97,15 @@ export class SubscriberGates {
   /** What `choose` would choose, taking nothing. */
   plan(rows: readonly DeliveryDocument[], free: number, now: number): DeliveryDocument[] {
     const planned = new Map<string, number>();
+    // Asked once per subscriber: a window of due rows may hold thousands of one busy subscriber's.
+    const allowances = new Map<string, number>();
     const chosen: DeliveryDocument[] = [];
     for (const row of rows) {
       if (chosen.length >= free) break;
       const already = planned.get(row.subscriberId) ?? 0;
-      if (already >= this.allowance(row.subscriberId, now)) continue;
+      let allowed = allowances.get(row.subscriberId);
+      if (allowed === undefined) allowances.set(row.subscriberId, (allowed = this.allowance(row.subscriberId, now)));
+      if (already >= allowed) continue;
       planned.set(row.subscriberId, already + 1);
       chosen.push(row);
     }

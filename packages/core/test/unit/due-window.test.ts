@@ -1,13 +1,15 @@
 // Due rows read ahead of the free slots (engine/due-window.ts), pure.
 import { expect, test } from 'vitest';
-import { DUE_EMPTY_READ_PAUSE_MS, DUE_WINDOW_MAX_AGE_MS, DueWindow, emptyReadPause } from '../../src/engine/due-window.js';
+import { DUE_EMPTY_READ_PAUSE_MS, DueWindow, emptyReadPause } from '../../src/engine/due-window.js';
+import { storeCompat } from '../../src/storage/compat.js';
 import type { DeliveryDocument } from '../../src/storage/documents.js';
 
 const row = (id: string, subscriberId: string, dueAt: number) => ({ _id: id, subscriberId, nextAttemptAt: new Date(dueAt) }) as DeliveryDocument;
 const ids = (rows: readonly DeliveryDocument[]) => rows.map((held) => held._id);
+const DUE_WINDOW_MAX_AGE_MS = 1_000;
 
 test('rows read join those held oldest due first, once each; taken rows leave', () => {
-  const window = new DueWindow();
+  const window = new DueWindow(DUE_WINDOW_MAX_AGE_MS);
   window.add([row('a1', 'a', 10), row('a2', 'a', 30)], 0);
   window.add([row('b1', 'b', 20), row('a1', 'a', 10)], 5);
   expect(ids(window.rows(5))).toEqual(['a1', 'b1', 'a2']);
@@ -18,7 +20,7 @@ test('rows read join those held oldest due first, once each; taken rows leave', 
 });
 
 test('held rows go once the window is older than its age, counted from the read that filled it', () => {
-  const window = new DueWindow();
+  const window = new DueWindow(DUE_WINDOW_MAX_AGE_MS);
   window.add([row('a1', 'a', 10)], 1_000);
   window.add([row('b1', 'b', 20)], 1_000 + DUE_WINDOW_MAX_AGE_MS - 1); // joins; does not make it younger
   expect(ids(window.rows(1_000 + DUE_WINDOW_MAX_AGE_MS - 1))).toEqual(['a1', 'b1']);
@@ -28,7 +30,7 @@ test('held rows go once the window is older than its age, counted from the read 
 });
 
 test('a read for left-over slots: always when nothing is held, else not again soon after one found nothing', () => {
-  const window = new DueWindow();
+  const window = new DueWindow(DUE_WINDOW_MAX_AGE_MS);
   expect(window.wantsRead(0, 0)).toBe(false); // every slot filled from the window
   expect(window.wantsRead(3, 0)).toBe(true);
   window.add([row('a1', 'a', 10)], 0);
@@ -41,15 +43,15 @@ test('a read for left-over slots: always when nothing is held, else not again so
 });
 
 test('the subscribers a read for left-over slots leaves out: those of held rows not starting now', () => {
-  const window = new DueWindow();
+  const window = new DueWindow(DUE_WINDOW_MAX_AGE_MS);
   window.add([row('a1', 'a', 10), row('a2', 'a', 11), row('b1', 'b', 12)], 0);
   expect(window.heldSubscribers([row('b1', 'b', 12)]).sort()).toEqual(['a']);
   expect(window.heldSubscribers([]).sort()).toEqual(['a', 'b']);
 });
 
 test('reads that keep finding nothing pause longer, up to the window\'s age; one that finds rows ends the pause', () => {
-  expect([0, 1, 2, 3, 4, 9].map(emptyReadPause)).toEqual([0, DUE_EMPTY_READ_PAUSE_MS, 2 * DUE_EMPTY_READ_PAUSE_MS, DUE_WINDOW_MAX_AGE_MS, DUE_WINDOW_MAX_AGE_MS, DUE_WINDOW_MAX_AGE_MS]);
-  const window = new DueWindow();
+  expect([0, 1, 2, 3, 4, 9].map((reads) => emptyReadPause(reads, DUE_WINDOW_MAX_AGE_MS))).toEqual([0, DUE_EMPTY_READ_PAUSE_MS, 2 * DUE_EMPTY_READ_PAUSE_MS, DUE_WINDOW_MAX_AGE_MS, DUE_WINDOW_MAX_AGE_MS, DUE_WINDOW_MAX_AGE_MS]);
+  const window = new DueWindow(DUE_WINDOW_MAX_AGE_MS);
   window.add([row('a1', 'a', 10)], 0);
   window.add([], 0);
   window.add([], DUE_EMPTY_READ_PAUSE_MS);
@@ -58,4 +60,18 @@ test('reads that keep finding nothing pause longer, up to the window\'s age; one
   window.add([row('b1', 'b', 20)], 800);
   window.add([], 801);
   expect(window.wantsRead(1, 801 + DUE_EMPTY_READ_PAUSE_MS)).toBe(true);
+});
+
+test('each store reads ahead as its due read costs: an index range stays small and fresh, a decoded queue is read whole and kept', () => {
+  const indexed = storeCompat('mongodb').dueReadAhead;
+  const decoded = storeCompat('ferretdb-v1').dueReadAhead;
+  expect(indexed).toEqual({ rows: 500, maxAgeMs: 1_000 });
+  expect(decoded.rows).toBeGreaterThanOrEqual(10 * indexed.rows);
+  expect(decoded.maxAgeMs).toBeGreaterThanOrEqual(10 * indexed.maxAgeMs);
+  // The window lasts as long as the store's read-ahead says, and so may the pause of reads that find nothing.
+  const window = new DueWindow(decoded.maxAgeMs);
+  window.add([row('a1', 'a', 10)], 0);
+  expect(ids(window.rows(decoded.maxAgeMs - 1))).toEqual(['a1']);
+  expect(window.rows(decoded.maxAgeMs)).toEqual([]);
+  expect(emptyReadPause(20, decoded.maxAgeMs)).toBe(decoded.maxAgeMs);
 });
