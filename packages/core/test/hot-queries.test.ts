@@ -6,15 +6,16 @@
 // collections that grow with history, PostgreSQL must read it through an index; a MongoDB must
 // scan the expected index with no SORT stage. mongo-java-server (memory-mongo) has no `explain`: the
 // plan test is skipped there, saying so; the shape test runs. The engine's conditional writes to
-// one row (a claim's, per-key ordering's release) and its `done` read get the same plan check.
+// one row (a claim's, per-key ordering's release), its `done` read and the maintenance pass's lookups
+// get the same plan check.
 import { MongoClient, type CommandStartedEvent, type Document } from 'mongodb';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { createHerald, type Herald, type Scope } from '../src/index.js';
 import { eventListQuery } from '../src/events/list-query.js';
 import { subscriberDeliveriesQueries } from '../src/subscribers/deliveries-query.js';
 import { EVENT_LIST_ORDER, SUBSCRIBER_DELIVERIES_ORDER } from '../src/storage/indexes.js';
-import { detectStoreCompat } from '../src/storage/compat.js';
-import { collectionsFor } from '../src/storage/collections.js';
+import { detectStoreCompat, storeCompat } from '../src/storage/compat.js';
+import { claimKey, collectionsFor } from '../src/storage/collections.js';
 import { DeliveryStore } from '../src/engine/store/index.js';
 import { readDone, releaseRows } from '../src/ordering/sequences.js';
 import type { DeliveryDocument } from '../src/storage/documents.js';
@@ -266,5 +267,64 @@ describe("per-key ordering's release and `done` read are served by an index", ()
     const done = await plan('herald_order_keys', doneReads[0]!);
     expect(done).toMatch(/"Index Name":"[^"]*__id_[^"]*"/);
     expect(done).not.toMatch(/Seq Scan/);
+  });
+});
+
+describe("the maintenance pass looks claims and queued events up one by one where a `$in` decodes them all (FerretDB v1's path)", () => {
+  const now = new Date(Date.UTC(2033, 0, 1));
+  const staleMs = 60_000;
+  const overdueAt = new Date(Date.UTC(2030, 0, 1));
+  const row = (id: string) => ({ _id: id, eventId: `evt-${id}`, subscriberId: 'sub-maintained', status: 'PENDING', attempts: 1, nextAttemptAt: overdueAt, createdAt: overdueAt });
+  const claim = (id: string, createdAt: Date) => ({ _id: claimKey({ _id: id, attempts: 1, nextAttemptAt: overdueAt }), deliveryId: id, owner: 'dead-worker', createdAt });
+  // FerretDB v1's path on any store (the seam can be chosen by configuration), so the behaviour is checked on both.
+  const engineStore = () => new DeliveryStore(client.db(dbName), 'herald_', storeCompat('ferretdb-v1'));
+
+  beforeAll(async () => {
+    const db = client.db(dbName);
+    await db.collection<{ _id: string }>('herald_delivery_queue').insertMany([...['stranded-1', 'stranded-2', 'unclaimed', 'claimed-just-now'].map(row)]);
+    await db.collection<{ _id: string }>('herald_delivery_claims').insertMany([
+      claim('stranded-1', new Date(now.getTime() - 2 * staleMs)),
+      claim('stranded-2', new Date(now.getTime() - 2 * staleMs)),
+      claim('claimed-just-now', now),
+      // A day of other rows' claims, which a `$in` would decode one by one.
+      ...Array.from({ length: FILLER }, (_, index) => ({ _id: `other-${index}:0:0`, deliveryId: `other-${index}`, owner: 'w', createdAt: overdueAt })),
+    ]);
+  });
+
+  test('a stranded claim is found by its incarnation and its row made due again, once; a fresh claim and an unclaimed row are left alone', async () => {
+    const queue = client.db(dbName).collection<DeliveryDocument>('herald_delivery_queue');
+    expect(await engineStore().recovery.recoverStrandedClaims(now, staleMs)).toBe(2);
+    expect(await engineStore().recovery.recoverStrandedClaims(now, staleMs)).toBe(0); // a new incarnation: its claim is not taken
+    const after = new Map((await queue.find({ subscriberId: 'sub-maintained' }).toArray()).map((stored) => [stored._id, stored.nextAttemptAt?.getTime()]));
+    expect(after).toEqual(new Map([['stranded-1', now.getTime()], ['stranded-2', now.getTime()], ['unclaimed', overdueAt.getTime()], ['claimed-just-now', overdueAt.getTime()]]));
+  });
+
+  test('PostgreSQL reads each claim and each row it writes through `_id`, and an event\'s queued rows through `event_subscriber_unique` (FerretDB v1)', async (context) => {
+    const db = client.db(dbName);
+    context.skip((await detectStoreCompat(db)).name !== 'ferretdb-v1', 'on MongoDB these are one `$in` and one `$or` served by `_id`; memory-mongo has no explain');
+    await db.collection<{ _id: string }>('herald_delivery_claims').insertOne(claim('unclaimed', new Date(now.getTime() - 2 * staleMs)));
+    await db.collection<{ _id: string }>('herald_events').insertOne({ _id: 'evt-unclaimed', orgId: 'org-maintained', status: 'DISPATCHED', updatedAt: overdueAt, createdAt: overdueAt });
+    const from = started.length;
+    expect(await engineStore().recovery.recoverStrandedClaims(now, staleMs)).toBe(1);
+    await engineStore().recovery.reconcileEvents(now, staleMs, new Date(0));
+    const sent = started.slice(from);
+    const claimReads = sent.filter((event) => event.commandName === 'find' && event.command.find === 'herald_delivery_claims').map((event) => event.command.filter as Document);
+    const rowWrites = sent.filter((event) => event.commandName === 'update' && event.command.update === 'herald_delivery_queue').flatMap((event) => (event.command.updates as { q: Document }[]).map((update) => update.q));
+    const eventRowReads = sent.filter((event) => event.commandName === 'find' && event.command.find === 'herald_delivery_queue' && 'eventId' in (event.command.filter as Document)).map((event) => event.command.filter as Document);
+    expect(claimReads.length).toBeGreaterThan(0);
+    expect(rowWrites).toHaveLength(1);
+    expect(eventRowReads.length).toBeGreaterThan(0);
+    const plan = async (collection: string, filter: Document) => JSON.stringify((await db.command({ explain: { find: collection, filter }, verbosity: 'queryPlanner' })).queryPlanner);
+    for (const filter of claimReads) {
+      expect(filter).not.toHaveProperty('_id.$in');
+      expect(await plan('herald_delivery_claims', filter)).toMatch(/"Index Name":"[^"]*__id_[^"]*"/);
+    }
+    expect(await plan('herald_delivery_queue', rowWrites[0]!)).toMatch(/"Index Name":"[^"]*__id_[^"]*"/);
+    for (const filter of eventRowReads) {
+      expect(filter).not.toHaveProperty('eventId.$in');
+      const read = await plan('herald_delivery_queue', filter);
+      expect(read).toMatch(/"Index Name":"[^"]*event_subscriber_u[^"]*_gin"/); // PostgreSQL cuts long index names short
+      expect(read).not.toMatch(/Seq Scan/);
+    }
   });
 });

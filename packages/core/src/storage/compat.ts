@@ -27,7 +27,8 @@
 //   (model/deferred-event-counters.ts), taking the counters it starts from from the publisher
 //   or from the read that fetched the event to send its rows; and events are read by id one at a
 //   time rather than with one `$in` (so are the delivery rows of an events page, by event, and the
-//   per-key ordering markers, by key; a key's held row is released by its own equality). No sort
+//   per-key ordering markers, by key; a key's held row is released by its own equality; and the
+//   maintenance pass's claims, a day's worth, by `_id`, and its events' queued rows by event). No sort
 //   or limit is pushed down either (`explain`: `sortPushdown`/`limitPushdown` false, PostgreSQL a
 //   sequential scan), so a list page reads and sorts every document its equalities select:
 //   docs/ARCHITECTURE.md "Hot queries of the read side".
@@ -76,7 +77,8 @@ export interface StoreCompat {
   readonly deferredEventCounters: boolean;
   /**
    * Look documents up, claim queued rows and release held ones one equality at a time (`{_id}`, a
-   * key's `{orderKey, orderSeq}`) instead of one `$in` or `$or`.
+   * key's `{orderKey, orderSeq}`, an event's `{eventId}`) instead of one `$in` or `$or`; the
+   * maintenance pass does the same, and checks at most `maxWriteBatch` overdue rows' claims a pass.
    */
   readonly pointReads: boolean;
   /**

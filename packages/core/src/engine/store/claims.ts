@@ -65,14 +65,10 @@ export class ClaimStore extends StorePart {
     if (rows.length === 0) return [];
     const candidates = this.compat.uniqueKeyClaims ? await claimIncarnations(this.collections, this.compat, rows, token, now, true) : [...rows];
     if (candidates.length === 0) return [];
-    const expected = candidates.map((row) => this.compat.byId<DeliveryDocument>(row._id, { status: 'PENDING', attempts: row.attempts, nextAttemptAt: row.nextAttemptAt }));
     const update = { $set: { status: 'IN_FLIGHT' as DeliveryStatus, leaseOwner: token, leaseUntil, updatedAt: now } };
-    // One conditional update for the batch; where a `$or` is matched by reading the whole queue
-    // (`pointReads`), one update per row by its `_id` instead, each an index lookup.
-    const { modifiedCount } = await this.write<{ modifiedCount: number }>(() =>
-      this.compat.pointReads
-        ? this.collections.queue.bulkWrite(expected.map((filter) => ({ updateOne: { filter, update } })), { ordered: false })
-        : this.collections.queue.updateMany({ $or: expected }, update),
+    const modifiedCount = await this.updateRowsInState(
+      candidates.map((row) => ({ id: row._id, expected: { status: 'PENDING', attempts: row.attempts, nextAttemptAt: row.nextAttemptAt } })),
+      update,
     );
     const claimed = candidates.map((row) => ({ ...row, status: 'IN_FLIGHT' as DeliveryStatus, leaseOwner: token, leaseUntil }));
     if (modifiedCount === candidates.length) return claimed;

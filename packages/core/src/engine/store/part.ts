@@ -3,7 +3,13 @@
 import type { Collections } from '../../storage/collections.js';
 import { duplicateIndexes } from '../../storage/collections.js';
 import type { StoreCompat } from '../../storage/compat.js';
-import type { AttemptDocument } from '../../storage/documents.js';
+import type { AttemptDocument, DeliveryDocument } from '../../storage/documents.js';
+
+/** A queued row to update, and the state it must still be in. */
+export interface RowInState {
+  id: string;
+  expected: Partial<Omit<DeliveryDocument, '_id'>>;
+}
 
 export abstract class StorePart {
   readonly collections: Collections;
@@ -16,6 +22,23 @@ export abstract class StorePart {
     this.compat = compat;
     this.read = (operation) => compat.retry(operation, true);
     this.write = (operation) => compat.write(operation, true);
+  }
+
+  /**
+   * Updates the queued rows still in the state each names; returns how many changed. One
+   * `updateMany` of an `$or` where the store serves each branch by `_id`; where a root `$or` is
+   * matched in Go after every queued row is decoded (storage/compat.ts pointReads), one update by
+   * `_id` per row instead, at most `maxWriteBatch` to a command.
+   */
+  protected async updateRowsInState(rows: readonly RowInState[], update: { $set: Partial<DeliveryDocument>; $inc?: Partial<Record<'attempts', number>> }): Promise<number> {
+    const filters = rows.map((row) => this.compat.byId<DeliveryDocument>(row.id, row.expected));
+    if (!this.compat.pointReads) return filters.length === 0 ? 0 : (await this.write(() => this.collections.queue.updateMany({ $or: filters }, update))).modifiedCount;
+    let modified = 0;
+    for (let start = 0; start < filters.length; start += this.compat.maxWriteBatch) {
+      const part = filters.slice(start, start + this.compat.maxWriteBatch);
+      modified += (await this.write(() => this.collections.queue.bulkWrite(part.map((filter) => ({ updateOne: { filter, update } })), { ordered: false }))).modifiedCount;
+    }
+    return modified;
   }
 }
 

@@ -3,7 +3,6 @@
 // are all held. Each step is bounded and idempotent, so any replica may run it.
 import { recountEvents } from '../../model/event-counters.js';
 import { lowestPerKey, stalledHeads } from '../../ordering/keys.js';
-import type { DeliveryStatus } from '../../schemas/index.js';
 import { claimKey, type Collections } from '../../storage/collections.js';
 import type { StoreCompat } from '../../storage/compat.js';
 import type { EngineCounters } from './counters.js';
@@ -29,11 +28,9 @@ export class RecoveryStore extends StorePart {
       this.collections.queue.find({ status: 'IN_FLIGHT', leaseUntil: { $lt: now } }, { projection: { _id: 1, eventId: 1, subscriberId: 1, orgId: 1, attempts: 1, leaseOwner: 1, updatedAt: 1 } }).limit(limit).toArray(),
     );
     if (expired.length === 0) return 0;
-    const result = await this.write(() =>
-      this.collections.queue.updateMany(
-        { $or: expired.map((row) => ({ _id: row._id, status: 'IN_FLIGHT' as DeliveryStatus, leaseOwner: row.leaseOwner ?? null })) },
-        { $set: { status: 'PENDING', nextAttemptAt: now, leaseOwner: null, leaseUntil: null, lastError: INTERRUPTED, updatedAt: now }, $inc: { attempts: 1 } },
-      ),
+    const recovered = await this.updateRowsInState(
+      expired.map((row) => ({ id: row._id, expected: { status: 'IN_FLIGHT', leaseOwner: row.leaseOwner ?? null } })),
+      { $set: { status: 'PENDING', nextAttemptAt: now, leaseOwner: null, leaseUntil: null, lastError: INTERRUPTED, updatedAt: now }, $inc: { attempts: 1 } },
     );
     await insertAttempts(
       this,
@@ -52,7 +49,7 @@ export class RecoveryStore extends StorePart {
         responseBodySnippet: null,
       })),
     );
-    return result.modifiedCount;
+    return recovered;
   }
 
   /**
@@ -64,22 +61,33 @@ export class RecoveryStore extends StorePart {
     if (!this.compat.uniqueKeyClaims) return 0;
     const cutoff = new Date(now.getTime() - staleMs);
     const overdue = await this.read(() =>
-      this.collections.queue.find({ status: 'PENDING', nextAttemptAt: { $lt: cutoff } }).sort({ nextAttemptAt: 1 }).limit(limit).toArray(),
+      this.collections.queue
+        .find({ status: 'PENDING', nextAttemptAt: { $lt: cutoff } })
+        .sort({ nextAttemptAt: 1 })
+        .limit(this.compat.pointReads ? Math.min(limit, this.compat.maxWriteBatch) : limit)
+        .toArray(),
     );
     if (overdue.length === 0) return 0;
-    const claims = await this.read(() =>
-      this.collections.claims.find({ _id: { $in: overdue.map(claimKey) }, createdAt: { $lt: cutoff } }, { projection: { _id: 1 } }).toArray(),
-    );
+    const claims = await this.findClaims(overdue.map(claimKey), cutoff);
     const stale = new Set(claims.map((claim) => claim._id));
     const stranded = overdue.filter((row) => stale.has(claimKey(row)));
     if (stranded.length === 0) return 0;
-    const result = await this.write(() =>
-      this.collections.queue.updateMany(
-        { $or: stranded.map((row) => ({ _id: row._id, status: 'PENDING' as DeliveryStatus, attempts: row.attempts, nextAttemptAt: row.nextAttemptAt })) },
-        { $set: { nextAttemptAt: now, updatedAt: now } },
-      ),
+    return this.updateRowsInState(
+      stranded.map((row) => ({ id: row._id, expected: { status: 'PENDING', attempts: row.attempts, nextAttemptAt: row.nextAttemptAt } })),
+      { $set: { nextAttemptAt: now, updatedAt: now } },
     );
-    return result.modifiedCount;
+  }
+
+  /**
+   * The claims of these incarnations made before `cutoff`: one `$in`, or one read by `_id` each
+   * where a `$in` decodes every claim kept (storage/compat.ts pointReads), a day's worth.
+   */
+  private async findClaims(ids: readonly string[], cutoff: Date): Promise<Array<{ _id: string }>> {
+    if (!this.compat.pointReads) {
+      return this.read(() => this.collections.claims.find({ _id: { $in: [...ids] }, createdAt: { $lt: cutoff } }, { projection: { _id: 1 } }).toArray());
+    }
+    const found = await Promise.all(ids.map((_id) => this.read(() => this.collections.claims.findOne({ _id }, { projection: { _id: 1, createdAt: 1 } }))));
+    return found.flatMap((claim) => (claim && claim.createdAt < cutoff ? [{ _id: claim._id }] : []));
   }
 
   /**
@@ -100,16 +108,26 @@ export class RecoveryStore extends StorePart {
     if (this.counters.held && stranded.length > 0) {
       // Where counters are held in memory, an event with rows still queued is written when its last
       // row settles; a recount (a scan of the history on such a store) is only for the rest.
-      const queued = await this.read(() =>
-        this.collections.queue.find({ eventId: { $in: stranded.map((event) => event._id) } }, { projection: { eventId: 1 } }).toArray(),
-      );
-      const busy = new Set(queued.map((row) => row.eventId));
+      const busy = await this.eventsWithQueuedRows(stranded.map((event) => event._id));
       stranded = stranded.filter((event) => !busy.has(event._id));
     }
     await recountEvents(this.collections, this.compat, stranded.map((event) => event._id), now);
     const last = events.at(-1);
     // A short page means we reached the end: start over next time.
     return { checked: events.length, cursor: events.length === limit && last ? last.updatedAt : new Date(0) };
+  }
+
+  /**
+   * Which of these events still have rows queued: one `$in`, or one read by `eventId` each where a
+   * `$in` decodes the whole queue (storage/compat.ts pointReads).
+   */
+  private async eventsWithQueuedRows(eventIds: readonly string[]): Promise<Set<string>> {
+    if (!this.compat.pointReads) {
+      const queued = await this.read(() => this.collections.queue.find({ eventId: { $in: [...eventIds] } }, { projection: { eventId: 1 } }).toArray());
+      return new Set(queued.map((row) => row.eventId));
+    }
+    const found = await Promise.all(eventIds.map((eventId) => this.read(() => this.collections.queue.findOne({ eventId }, { projection: { eventId: 1 } }))));
+    return new Set(found.flatMap((row) => (row ? [row.eventId] : [])));
   }
 
   /**
@@ -129,9 +147,9 @@ export class RecoveryStore extends StorePart {
     );
     const ids = stalledHeads(lowest, new Set(live.map((row) => row.orderKey!)));
     if (ids.length === 0) return 0;
-    const result = await this.write(() =>
-      this.collections.queue.updateMany({ _id: { $in: ids }, status: 'PENDING', nextAttemptAt: null }, { $set: { nextAttemptAt: now, updatedAt: now } }),
+    return this.updateRowsInState(
+      ids.map((id) => ({ id, expected: { status: 'PENDING', nextAttemptAt: null } })),
+      { $set: { nextAttemptAt: now, updatedAt: now } },
     );
-    return result.modifiedCount;
   }
 }
