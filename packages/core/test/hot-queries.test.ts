@@ -18,7 +18,7 @@ import { detectStoreCompat, storeCompat } from '../src/storage/compat.js';
 import { claimKey, collectionsFor } from '../src/storage/collections.js';
 import { DeliveryStore } from '../src/engine/store/index.js';
 import { readDone, releaseRows } from '../src/ordering/sequences.js';
-import type { DeliveryDocument } from '../src/storage/documents.js';
+import type { DeliveryDocument, EventDocument } from '../src/storage/documents.js';
 import { storeHasCommand, testMongoUri, uniqueDbName } from '../../../test/support/mongo.js';
 import { recordingEngine } from './helpers.js';
 import { servingIndexes, type IndexSpec } from './support/index-fit.js';
@@ -303,7 +303,7 @@ describe("the maintenance pass looks claims and queued events up one by one wher
     const db = client.db(dbName);
     context.skip((await detectStoreCompat(db)).name !== 'ferretdb-v1', 'on MongoDB these are one `$in` and one `$or` served by `_id`; memory-mongo has no explain');
     await db.collection<{ _id: string }>('herald_delivery_claims').insertOne(claim('unclaimed', new Date(now.getTime() - 2 * staleMs)));
-    await db.collection<{ _id: string }>('herald_events').insertOne({ _id: 'evt-unclaimed', orgId: 'org-maintained', status: 'DISPATCHED', updatedAt: overdueAt, createdAt: overdueAt });
+    await db.collection<Pick<EventDocument, '_id' | 'orgId' | 'status' | 'updatedAt' | 'createdAt'>>('herald_events').insertOne({ _id: 'evt-unclaimed', orgId: 'org-maintained', status: 'DISPATCHED', updatedAt: overdueAt, createdAt: overdueAt });
     const from = started.length;
     expect(await engineStore().recovery.recoverStrandedClaims(now, staleMs)).toBe(1);
     await engineStore().recovery.reconcileEvents(now, staleMs, new Date(0));
