@@ -64,7 +64,7 @@ export class RecoveryStore extends StorePart {
       this.collections.queue
         .find({ status: 'PENDING', nextAttemptAt: { $lt: cutoff } })
         .sort({ nextAttemptAt: 1 })
-        .limit(this.compat.pointReads ? Math.min(limit, this.compat.maxWriteBatch) : limit)
+        .limit(Math.min(limit, this.compat.maxWriteBatch))
         .toArray(),
     );
     if (overdue.length === 0) return 0;
@@ -79,13 +79,11 @@ export class RecoveryStore extends StorePart {
   }
 
   /**
-   * The claims of these incarnations made before `cutoff`: one `$in`, or one read by `_id` each
-   * where a `$in` decodes every claim kept (storage/compat.ts pointReads), a day's worth.
+   * The claims of these incarnations made before `cutoff`, read by `_id` one at a time: claims exist
+   * only where they are unique-key inserts (FerretDB v1), whose `$in` decodes every claim kept, a
+   * day's worth (storage/compat.ts pointReads).
    */
   private async findClaims(ids: readonly string[], cutoff: Date): Promise<Array<{ _id: string }>> {
-    if (!this.compat.pointReads) {
-      return this.read(() => this.collections.claims.find({ _id: { $in: [...ids] }, createdAt: { $lt: cutoff } }, { projection: { _id: 1 } }).toArray());
-    }
     const found = await Promise.all(ids.map((_id) => this.read(() => this.collections.claims.findOne({ _id }, { projection: { _id: 1, createdAt: 1 } }))));
     return found.flatMap((claim) => (claim && claim.createdAt < cutoff ? [{ _id: claim._id }] : []));
   }
@@ -118,14 +116,10 @@ export class RecoveryStore extends StorePart {
   }
 
   /**
-   * Which of these events still have rows queued: one `$in`, or one read by `eventId` each where a
-   * `$in` decodes the whole queue (storage/compat.ts pointReads).
+   * Which of these events still have rows queued, read by `eventId` one at a time: counters are held
+   * in memory only on FerretDB v1, whose `$in` decodes the whole queue (storage/compat.ts pointReads).
    */
   private async eventsWithQueuedRows(eventIds: readonly string[]): Promise<Set<string>> {
-    if (!this.compat.pointReads) {
-      const queued = await this.read(() => this.collections.queue.find({ eventId: { $in: [...eventIds] } }, { projection: { eventId: 1 } }).toArray());
-      return new Set(queued.map((row) => row.eventId));
-    }
     const found = await Promise.all(eventIds.map((eventId) => this.read(() => this.collections.queue.findOne({ eventId }, { projection: { eventId: 1 } }))));
     return new Set(found.flatMap((row) => (row ? [row.eventId] : [])));
   }
