@@ -19,7 +19,7 @@ import type { Admission, AdmitRequest, FastPath, HandOver, SubscriberForSend } f
 import { buildSubscriberBody, type EventPayload } from '../model/payload.js';
 import { cancellationReason } from '../model/cancellation-reasons.js';
 import type { SigningProfile } from '../shared/signing.js';
-import type { DeliveryDocument, EventDocument } from '../storage/documents.js';
+import type { DeliveryDocument } from '../storage/documents.js';
 import {
   attemptDocument,
   attemptKeys,
@@ -50,6 +50,7 @@ import { Slots } from './slots.js';
 import type { LoopState } from './stall-watch.js';
 import type { DeliveryStats } from './stats.js';
 import type { DeliveryStore } from './store/index.js';
+import type { SendableEvent } from './store/sendable-events.js';
 import { SubscriberGates } from './subscriber-gates.js';
 
 export interface DispatcherDeps {
@@ -64,7 +65,7 @@ export interface DispatcherDeps {
   /** Access tokens of subscribers with OAuth2 credentials (oauth2/token-cache.ts). */
   tokens: TokenSource;
   /** The event as an attempt needs it (sensitive values opened). */
-  payloadOf(event: EventDocument): EventPayload;
+  payloadOf(event: SendableEvent): EventPayload;
   now?: () => Date;
   random?: Random;
   /** A subscriber's health changed state (breaker.ts): persist it, tell the operators. */
@@ -186,11 +187,13 @@ export class Dispatcher implements FastPath {
 
   handOver({ admissions, started, leftToPoll }: HandOver): void {
     const starting = new Set<Admission>();
-    for (const { admission, items, written } of started) {
+    for (const { admission, items, written, forPoll } of started) {
+      // Rows left to the poll are sent without reading their event back.
+      if (forPoll) this.deps.store.claims.rememberEvent(forPoll);
+      if (items.length > 0 || forPoll) this.deps.store.counters.rememberWritten(written);
       if (items.length === 0) continue;
       starting.add(admission);
       this.slots.started(admission);
-      this.deps.store.counters.rememberWritten(written);
       for (const item of items) void this.attempt(item.row, item.subscriber, item.payload, true);
     }
     // Every other slot reserved for the batch: its rows were not written, or not by this batch.
@@ -300,7 +303,7 @@ export class Dispatcher implements FastPath {
     return { taken: chosen.length, due };
   }
 
-  private payloadOrUndefined(event: EventDocument): EventPayload | undefined {
+  private payloadOrUndefined(event: SendableEvent): EventPayload | undefined {
     try {
       return this.deps.payloadOf(event);
     } catch (error) {

@@ -25,8 +25,11 @@ export function sealSensitive(context: CoreContext, part: SensitivePart): Sealed
   return context.secretBox.seal(JSON.stringify(part));
 }
 
+/** What of a stored event an attempt needs: none of it changes once written. */
+export type EventForPayload = Pick<EventDocument, '_id' | 'eventType' | 'orgId' | 'aggregateType' | 'aggregateId' | 'occurredAt' | 'data' | 'sealedSensitive'>;
+
 /** The event as an attempt needs it, sensitive values opened. */
-export function payloadOf(context: CoreContext, event: EventDocument): EventPayload {
+export function payloadOf(context: CoreContext, event: EventForPayload): EventPayload {
   const publicData = JSON.parse(event.data) as Record<string, unknown>;
   const part: SensitivePart = event.sealedSensitive
     ? (JSON.parse(context.secretBox.open(event.sealedSensitive)) as SensitivePart)
@@ -34,7 +37,7 @@ export function payloadOf(context: CoreContext, event: EventDocument): EventPayl
   return eventPayload(event, { publicData, sensitiveValues: part.values }, part.order);
 }
 
-export function eventPayload(event: EventDocument, split: SplitData, order: readonly string[]): EventPayload {
+export function eventPayload(event: EventForPayload, split: SplitData, order: readonly string[]): EventPayload {
   return {
     eventId: event._id,
     eventType: event.eventType,

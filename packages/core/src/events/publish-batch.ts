@@ -151,8 +151,9 @@ async function writeBatch(context: CoreContext, batch: readonly Waiting[]): Prom
         ? []
         : item.rows.flatMap((row, index) => (item.accepted[index] ? [{ row, subscriber: item.subscribers[index]!, payload: item.payload }] : []));
       const { event } = item;
-      started.push({ admission: item.admission, items, written: { eventId: event._id, open: event.openDeliveries, failed: event.failedDeliveries, status: event.status } });
-      if (items.length < item.rows.length) leftToPoll = true;
+      const polled = items.length < item.rows.length;
+      started.push({ admission: item.admission, items, written: { eventId: event._id, open: event.openDeliveries, failed: event.failedDeliveries, status: event.status }, ...(polled ? { forPoll: event } : {}) });
+      if (polled) leftToPoll = true;
     }
     for (const item of planned) item.resolve({ event: item.event, rows: item.rows });
   } catch (error) {

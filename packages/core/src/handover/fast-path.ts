@@ -6,7 +6,7 @@
 // PENDING and found by its poll, in due order, with the retries.
 import type { EventPayload } from '../model/payload.js';
 import type { EventStatus } from '../schemas/index.js';
-import type { DeliveryDocument, SubscriberDocument } from '../storage/documents.js';
+import type { DeliveryDocument, EventDocument, SubscriberDocument } from '../storage/documents.js';
 
 export type SubscriberForSend = Pick<
   SubscriberDocument,
@@ -47,6 +47,8 @@ export interface StartedEvent {
   items: readonly DispatchItem[];
   /** The event as stored, so the engine need not read its counters back. */
   written: WrittenCounters;
+  /** The event as written, when some of its rows were left to the poll: the poll need not read it back. */
+  forPoll?: EventDocument | undefined;
 }
 
 /** The end of one publish batch, as the engine needs to know it. */

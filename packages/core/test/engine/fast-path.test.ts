@@ -64,3 +64,22 @@ test('a settled event drops its fan-out plan: it has all its rows, and the histo
   expect(stored).toMatchObject({ deliveryCount: 3, openDeliveries: 0 });
   expect(stored).not.toHaveProperty('subscriberIds');
 });
+
+test('rows left to the poll (no free slot) are sent without the engine reading their event back', async () => {
+  await herald.subscribers.create(scope, { displayName: 'one at a time', targetUrl: `${sink.url}/serial`, events: ['invoice.*'], maxConcurrency: 1 });
+  started.length = 0;
+  // Published together, they make one batch: one row gets the subscriber's one slot, the rest wait for the poll.
+  const published = await Promise.all(
+    Array.from({ length: 6 }, (_, index) => herald.events.publish(scope, { eventType: 'invoice.paid', aggregateId: `i-${index}`, data: { index } })),
+  );
+  const eventIds = published.map(({ event }) => event.eventId);
+  const events = database.db.collection<{ _id: string; status: string }>('herald_events');
+  await eventually(
+    () => events.find({ _id: { $in: eventIds } }).toArray(),
+    (documents) => documents.length === eventIds.length && documents.every((document) => document.status === 'ALL_DELIVERED'),
+  );
+  expect(sink.received.filter((request) => request.path.endsWith('/serial'))).toHaveLength(eventIds.length);
+  const claims = started.filter((command) => command.commandName === 'update' && command.command.update === 'herald_delivery_queue');
+  expect(claims.length).toBeGreaterThan(0);
+  expect(started.filter((command) => eventIds.some((eventId) => readsEvent(command, eventId)))).toEqual([]);
+});

@@ -11,11 +11,13 @@ import type { StoreCompat } from '../../storage/compat.js';
 import type { DeliveryDocument, EventDocument } from '../../storage/documents.js';
 import type { EngineCounters } from './counters.js';
 import { StorePart } from './part.js';
+import { SendableEvents, type SendableEvent } from './sendable-events.js';
 
 const SEND_PROJECTION = { _id: 1, enabled: 1, targetUrl: 1, timeoutMs: 1, secret: 1, previousSecrets: 1, maxConcurrency: 1, rateLimitPerSecond: 1, egressProxy: 1, tls: 1, disabledReason: 1, oauth2: 1 } as const;
 
 export class ClaimStore extends StorePart {
   private readonly counters: EngineCounters;
+  private readonly sendable = new SendableEvents();
 
   constructor(collections: Collections, compat: StoreCompat, counters: EngineCounters) {
     super(collections, compat);
@@ -34,23 +36,33 @@ export class ClaimStore extends StorePart {
     );
   }
 
-  /** What sending these rows needs: their subscribers (read fresh) and their events. */
-  async loadForSend(rows: readonly DeliveryDocument[]): Promise<{ subscribers: Map<string, SubscriberForSend>; events: Map<string, EventDocument> }> {
+  /** An event whose rows the poll may send: it is then not read again (sendable-events.ts). */
+  rememberEvent(event: EventDocument): void {
+    this.sendable.remember(event);
+  }
+
+  /** What sending these rows needs: their subscribers (read fresh) and their events (read unless kept). */
+  async loadForSend(rows: readonly DeliveryDocument[]): Promise<{ subscribers: Map<string, SubscriberForSend>; events: Map<string, SendableEvent> }> {
     const subscriberIds = [...new Set(rows.map((row) => row.subscriberId))];
-    const eventIds = [...new Set(rows.map((row) => row.eventId))];
-    const mark = this.counters.readMark();
-    const [subscribers, events] = await Promise.all([
-      this.read(() => this.collections.subscribers.find({ _id: { $in: subscriberIds } }, { projection: SEND_PROJECTION }).toArray()),
-      this.findEvents(eventIds),
-    ]);
-    // Where counters are held in memory, the ones read here spare the first outcome a second read.
-    for (const event of events) {
-      this.counters.rememberRead(event._id, { open: event.openDeliveries ?? 0, failed: event.failedDeliveries ?? 0, status: event.status }, mark);
+    const events = new Map<string, SendableEvent>();
+    const unknown: string[] = [];
+    for (const eventId of new Set(rows.map((row) => row.eventId))) {
+      const kept = this.sendable.get(eventId);
+      if (kept) events.set(eventId, kept);
+      else unknown.push(eventId);
     }
-    return {
-      subscribers: new Map(subscribers.map((subscriber) => [subscriber._id, subscriber as SubscriberForSend])),
-      events: new Map(events.map((event) => [event._id, event])),
-    };
+    const mark = this.counters.readMark();
+    const [subscribers, read] = await Promise.all([
+      this.read(() => this.collections.subscribers.find({ _id: { $in: subscriberIds } }, { projection: SEND_PROJECTION }).toArray()),
+      unknown.length > 0 ? this.findEvents(unknown) : [],
+    ]);
+    for (const event of read) {
+      // Where counters are held in memory, the ones read here spare the first outcome a second read.
+      this.counters.rememberRead(event._id, { open: event.openDeliveries ?? 0, failed: event.failedDeliveries ?? 0, status: event.status }, mark);
+      this.sendable.remember(event);
+      events.set(event._id, event);
+    }
+    return { subscribers: new Map(subscribers.map((subscriber) => [subscriber._id, subscriber as SubscriberForSend])), events };
   }
 
   private async findEvents(eventIds: readonly string[]): Promise<EventDocument[]> {
