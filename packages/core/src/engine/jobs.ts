@@ -22,6 +22,17 @@ import type { EngineConfig } from './config.js';
 import type { EngineLogger } from '../shared/logger.js';
 import type { DeliveryStore } from './store/index.js';
 
+/**
+ * How long claims, sequence markers and write turns (FerretDB v1 only: the seam's
+ * `uniqueKeyClaims`) are kept, whatever the event retention. Each decides between writers of one
+ * incarnation, number or revision, which has moved on within seconds: a claimed row is marked
+ * IN_FLIGHT at once, or released by stranded-claim recovery after `strandedAfterMs` (30.5 s by
+ * default); a turn is given up after `ABANDONED_TURN_MS`. A claim purged while its row is still
+ * stranded only makes the row claimable again, which is what recovery would do. The bound is what
+ * each purge costs there: a range is matched in Go after every document kept is decoded.
+ */
+export const MARKER_LIFETIME_MS = 60 * 60 * 1000;
+
 export const JOB_NAMES = {
   recoverLeases: 'herald:recover-expired-leases',
   reconcileEvents: 'herald:reconcile-event-status',
@@ -109,9 +120,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
   };
   let pruned = 0;
   const retention = async (): Promise<number> => {
-    // Claim and sequence markers are kept a day, whatever the event retention: a shorter bound would
-    // race lease recovery, which releases a row by the claim its dead claimer left.
-    const markersBefore = new Date(Date.now() - 24 * 60 * 60 * 1000);
+    const markersBefore = new Date(Date.now() - MARKER_LIFETIME_MS);
     await store.purging.purgeClaimsBefore(markersBefore);
     await store.purging.purgeSequenceMarkersBefore(markersBefore);
     let total = 0;

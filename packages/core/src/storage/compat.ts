@@ -28,7 +28,7 @@
 //   or from the read that fetched the event to send its rows; and events are read by id one at a
 //   time rather than with one `$in` (so are the delivery rows of an events page, by event, and the
 //   per-key ordering markers, by key; a key's held row is released by its own equality; and the
-//   maintenance pass's claims, a day's worth, by `_id`, and its events' queued rows by event). No sort
+//   maintenance pass's claims, up to two hours' worth, by `_id`, and its events' queued rows by event). No sort
 //   or limit is pushed down either (`explain`: `sortPushdown`/`limitPushdown` false, PostgreSQL a
 //   sequential scan), so a list page reads and sorts every document its equalities select:
 //   docs/ARCHITECTURE.md "Hot queries of the read side".

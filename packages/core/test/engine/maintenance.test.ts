@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { openTestDatabase, type TestDatabase } from '../../../../test/support/mongo.js';
 import { resolveConfig } from '../../src/engine/config.js';
-import { createMaintenance, JOB_NAMES, type Maintenance } from '../../src/engine/jobs.js';
+import { createMaintenance, JOB_NAMES, MARKER_LIFETIME_MS, type Maintenance } from '../../src/engine/jobs.js';
 import { DeliveryStore } from '../../src/engine/store/index.js';
 import { claimKey } from '../../src/storage/collections.js';
 import { storeCompat } from '../../src/storage/compat.js';
@@ -182,3 +182,24 @@ test('a run longer than its job lock keeps the lock while it lasts', async () =>
     await own.close();
   }
 }, 90_000);
+
+test('retention removes claims, sequence markers and write turns older than their lifetime, and keeps younger ones', async () => {
+  const expired = new Date(Date.now() - MARKER_LIFETIME_MS - 60_000);
+  const young = new Date(Date.now() - MARKER_LIFETIME_MS + 60_000);
+  await store.collections.claims.insertMany([
+    { _id: 'claim-old:0:0', deliveryId: 'claim-old', owner: 'w', createdAt: expired },
+    { _id: 'claim-young:0:0', deliveryId: 'claim-young', owner: 'w', createdAt: young },
+  ]);
+  await store.collections.orderMarkers.insertMany([
+    { _id: 'k-old:1', orderKey: 'k-old', createdAt: expired },
+    { _id: 'k-young:1', orderKey: 'k-young', createdAt: young },
+  ]);
+  await store.collections.writeTurns.insertMany([
+    { _id: 'turn:old:1', createdAt: expired },
+    { _id: 'turn:young:1', createdAt: young },
+  ]);
+  await started[0]!.retention();
+  expect((await store.collections.claims.find({ _id: { $in: ['claim-old:0:0', 'claim-young:0:0'] } }).toArray()).map((claim) => claim._id)).toEqual(['claim-young:0:0']);
+  expect((await store.collections.orderMarkers.find({ _id: { $in: ['k-old:1', 'k-young:1'] } }).toArray()).map((marker) => marker._id)).toEqual(['k-young:1']);
+  expect((await store.collections.writeTurns.find({ _id: { $in: ['turn:old:1', 'turn:young:1'] } }).toArray()).map((turn) => turn._id)).toEqual(['turn:young:1']);
+});

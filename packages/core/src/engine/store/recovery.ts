@@ -80,8 +80,8 @@ export class RecoveryStore extends StorePart {
 
   /**
    * The claims of these incarnations made before `cutoff`, read by `_id` one at a time: claims exist
-   * only where they are unique-key inserts (FerretDB v1), whose `$in` decodes every claim kept, a
-   * day's worth (storage/compat.ts pointReads).
+   * only where they are unique-key inserts (FerretDB v1), whose `$in` decodes every claim kept, up
+   * to two hours' worth (engine/jobs.ts MARKER_LIFETIME_MS; storage/compat.ts pointReads).
    */
   private async findClaims(ids: readonly string[], cutoff: Date): Promise<Array<{ _id: string }>> {
     const found = await Promise.all(ids.map((_id) => this.read(() => this.collections.claims.findOne({ _id }, { projection: { _id: 1, createdAt: 1 } }))));
