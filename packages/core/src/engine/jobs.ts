@@ -26,7 +26,7 @@ import type { DeliveryStore } from './store/index.js';
  * How long claims, sequence markers and write turns (FerretDB v1 only: the seam's
  * `uniqueKeyClaims`) are kept, whatever the event retention. Each decides between writers of one
  * incarnation, number or revision, which has moved on within seconds: a claimed row is marked
- * IN_FLIGHT at once, or released by stranded-claim recovery after `strandedAfterMs` (30.5 s by
+ * IN_FLIGHT at once, or released by stranded-claim recovery after `strandedAfterMs` (45 s by
  * default); a turn is given up after `ABANDONED_TURN_MS`. A claim purged while its row is still
  * stranded only makes the row claimable again, which is what recovery would do. The bound is what
  * each purge costs there: a range is matched in Go after every document kept is decoded.
