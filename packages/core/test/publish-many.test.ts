@@ -181,4 +181,31 @@ describe('publishMany cost', () => {
       await client.close();
     }
   });
+
+  test('on the store lane (FerretDB v1), a batch whose matches are held takes one read turn, its org\'s revision, not one per event', async () => {
+    // While deliveries are behind, a read on the lane waits until no engine operation runs
+    // (storage/store-lane.ts); a turn per event made a batch of 100 wait 100 times.
+    const lane = await openTestHerald('core_publish_many_lane', { storeCompat: 'ferretdb-v1' });
+    try {
+      await lane.herald.subscribers.create(scope, { id: 'all', displayName: 'All', targetUrl: 'https://example.com/all', events: ['*'] });
+      await lane.herald.events.publish(scope, { eventType: 'order.laned', aggregateId: 'warm', data: {} });
+      const compat = lane.engine.deps!.compat;
+      const retry = compat.retry.bind(compat);
+      let readTurns = 0;
+      compat.retry = (operation, urgent) => {
+        readTurns += 1;
+        return retry(operation, urgent);
+      };
+      const items = Array.from({ length: 100 }, (_, i) => ({ eventType: 'order.laned', aggregateId: `l-${i}`, data: { i } }));
+      const results = await lane.herald.events.publishMany(scope, items);
+      expect(results.every((result) => result.ok)).toBe(true);
+      expect(readTurns).toBe(1);
+      // A type not held yet is read once, on its own turn.
+      readTurns = 0;
+      await lane.herald.events.publishMany(scope, [{ eventType: 'order.fresh', aggregateId: 'f-1', data: {} }, { eventType: 'order.laned', aggregateId: 'f-2', data: {} }]);
+      expect(readTurns).toBe(2);
+    } finally {
+      await lane.close();
+    }
+  });
 });

@@ -28,6 +28,8 @@ export interface Matcher {
   readonly revision: string;
   /** The enabled subscribers whose filter matches `eventType` (no I/O while cached). */
   match(eventType: string): Promise<SubscriberDocument[]>;
+  /** The matches held for `eventType` under this revision, without I/O; undefined when none are. */
+  known(eventType: string): SubscriberDocument[] | undefined;
 }
 
 /** Matches held from an earlier read, and the revision they were loaded under. */
@@ -64,6 +66,7 @@ export function createSubscriberDirectory(collections: Collections): SubscriberD
       const current = entry;
       return {
         revision,
+        known: (eventType) => current.byType.get(eventType),
         async match(eventType) {
           const cached = current.byType.get(eventType);
           if (cached) return cached;
