@@ -224,6 +224,39 @@ describe("a conditional write to one row is served by `_id` (the claim's)", () =
   });
 });
 
+describe("a claim of a whole event is served by the event's index (FerretDB v1's path)", () => {
+  const due = new Date(Date.UTC(2032, 0, 5));
+
+  beforeAll(async () => {
+    // Many events' rows due at one instant, as one publish batch writes them.
+    await client.db(dbName).collection<{ _id: string }>('herald_delivery_queue').insertMany(
+      Array.from({ length: FILLER }, (_, index) => ({ _id: `whole-${index}`, eventId: `whole-event-${Math.floor(index / 3)}`, subscriberId: `sub-${index % 3}`, status: 'PENDING', attempts: 0, nextAttemptAt: due, createdAt: due })),
+    );
+  });
+
+  test('the filter takes the event\'s rows in the incarnation named, and no other row', async () => {
+    const db = client.db(dbName);
+    const compat = storeCompat('ferretdb-v1');
+    const queue = db.collection<DeliveryDocument>('herald_delivery_queue');
+    const claim = (eventId: string, attempts: number) =>
+      queue.updateMany(compat.byKey<DeliveryDocument>({ eventId }, { status: 'PENDING', attempts, nextAttemptAt: due }), { $set: { status: 'IN_FLIGHT' } });
+    expect((await claim('whole-event-4', 1)).modifiedCount).toBe(0); // another incarnation
+    expect((await claim('whole-event-4', 0)).modifiedCount).toBe(3);
+    expect((await claim('whole-event-4', 0)).modifiedCount).toBe(0); // no longer PENDING
+    expect(await queue.countDocuments({ nextAttemptAt: due, status: 'IN_FLIGHT' })).toBe(3); // of this block's rows, only the event's
+  });
+
+  test('PostgreSQL reads it through `event_subscriber_unique`, not by the state it expects', async (context) => {
+    const db = client.db(dbName);
+    const compat = await detectStoreCompat(db);
+    context.skip(compat.name !== 'ferretdb-v1', 'only FerretDB v1 claims by an event (on MongoDB a claim is one `$or` by `_id`); memory-mongo has no explain');
+    const filter = compat.byKey<DeliveryDocument>({ eventId: 'whole-event-9' }, { status: 'PENDING', attempts: 0, nextAttemptAt: due });
+    const plan = JSON.stringify((await db.command({ explain: { find: 'herald_delivery_queue', filter }, verbosity: 'queryPlanner' })).queryPlanner);
+    expect(plan).toMatch(/"Index Name":"[^"]*event_subscriber_u[^"]*_gin"/); // PostgreSQL cuts long index names short
+    expect(plan).not.toMatch(/Seq Scan|"Index Name":"[^"]*(engine_due|subscriber_status|engine_lease)/);
+  });
+});
+
 describe("per-key ordering's release and `done` read are served by an index", () => {
   const now = new Date(Date.UTC(2032, 0, 4));
   const held = (orderKey: string, orderSeq: number) => ({ _id: `held-${orderKey}-${orderSeq}`, orderKey, orderSeq, eventId: `e-${orderKey}-${orderSeq}`, subscriberId: 'sub-ordered', status: 'PENDING', attempts: 0, nextAttemptAt: null, createdAt: now });

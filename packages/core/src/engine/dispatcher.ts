@@ -276,7 +276,7 @@ export class Dispatcher implements FastPath {
       for (const [subscriberId, subscriber] of subscribers) this.slots.gates.learn(subscriberId, subscriber);
       const longest = Math.max(0, ...chosen.map((row) => subscribers.get(row.subscriberId)?.timeoutMs ?? 0));
       const token = this.newToken();
-      const won = await this.deps.store.claims.claim(chosen, token, now, new Date(nowMs + longest + this.deps.config.leaseMarginMs));
+      const won = await this.deps.store.claims.claim(chosen, token, now, new Date(nowMs + longest + this.deps.config.leaseMarginMs), events);
       this.lastStepAt = Date.now();
       launched = new Set(won.map((row) => row._id));
       if (won.length > 0) this.lastKeptUpAt = this.lastStepAt;

@@ -37,7 +37,8 @@
 //   `_id`: a claim's `status: 'PENDING'` and `nextAttemptAt` then read every row of a burst (one
 //   publish batch shares one `nextAttemptAt`), measured 18 ms per row updated at 10,000 queued rows
 //   against 2.7 ms with `_id` alone. The expected state is written as one-value `$in`s, which
-//   FerretDB matches in Go on the one document fetched by `_id`; the result is the same.
+//   FerretDB matches in Go on the one document fetched by `_id`; the result is the same. `byKey`
+//   does the same for another indexed key: an event's rows by `{eventId}` (engine/store/whole-event-claims.ts).
 // - `dueReadAhead`: the engine's read of due rows (`{status: 'PENDING', nextAttemptAt: {$lte}}`
 //   sorted, limited) costs what every `PENDING` row costs to decode, whatever its limit, since only
 //   the `status` equality reaches PostgreSQL: 455–613 ms for 500 of 5,000 queued rows. So one read
@@ -110,16 +111,18 @@ export interface StoreCompat {
   retry<T>(operation: () => Promise<T>, urgent?: boolean): Promise<T>;
   /** The filter of one document by `_id` in an expected state (scalar values), served by `_id`. */
   byId<T extends { _id: string }>(id: string, expected: Partial<Omit<T, '_id'>>): Filter<T>;
+  /** The filter of the documents with `key` (equalities an index serves) in an expected state, served by that index. */
+  byKey<T>(key: Readonly<Record<string, unknown>>, expected: Partial<T>): Filter<T>;
 }
 
-/** The `_id` and the expected state, all equalities: MongoDB plans them by the `_id` index. */
-function expectedWithId<T extends { _id: string }>(id: string, expected: Partial<Omit<T, '_id'>>): Filter<T> {
-  return { _id: id, ...expected } as Filter<T>;
+/** The key and the expected state, all equalities: MongoDB plans them by the key's index. */
+function expectedWithKey<T>(key: Readonly<Record<string, unknown>>, expected: Partial<T>): Filter<T> {
+  return { ...key, ...expected } as Filter<T>;
 }
 
-/** Equality on `_id` alone reaches the store's query planner; the rest is matched on that document. */
-function expectedAfterFetch<T extends { _id: string }>(id: string, expected: Partial<Omit<T, '_id'>>): Filter<T> {
-  const filter: Record<string, unknown> = { _id: id };
+/** Equality on the key alone reaches the store's query planner; the rest is matched on the documents it finds. */
+function expectedAfterFetch<T>(key: Readonly<Record<string, unknown>>, expected: Partial<T>): Filter<T> {
+  const filter: Record<string, unknown> = { ...key };
   for (const [field, value] of Object.entries(expected)) filter[field] = { $in: [value] };
   return filter as Filter<T>;
 }
@@ -150,7 +153,22 @@ export function storeCompat(name: StoreCompatName, deadlineMs: number = CLIENT_T
   const bounded = <T>(operation: () => Promise<T>): Promise<T> => withinDeadline(operation(), deadlineMs);
   if (name === 'mongodb') {
     const direct = <T>(operation: () => Promise<T>, _urgent?: boolean): Promise<T> => bounded(operation);
-    return { name, deliveryBacklog: () => {}, uniqueKeyClaims: false, groupedOutcomeWrites: false, deferredEventCounters: false, pointReads: false, concurrentOperations: true, writeConcurrency: 4, maxWriteBatch: Number.POSITIVE_INFINITY, dueReadAhead: INDEXED_DUE_READ, write: direct, retry: direct, byId: expectedWithId };
+    return {
+      name,
+      deliveryBacklog: () => {},
+      uniqueKeyClaims: false,
+      groupedOutcomeWrites: false,
+      deferredEventCounters: false,
+      pointReads: false,
+      concurrentOperations: true,
+      writeConcurrency: 4,
+      maxWriteBatch: Number.POSITIVE_INFINITY,
+      dueReadAhead: INDEXED_DUE_READ,
+      write: direct,
+      retry: direct,
+      byId: <T extends { _id: string }>(id: string, expected: Partial<Omit<T, '_id'>>) => expectedWithKey<T>({ _id: id }, expected as Partial<T>),
+      byKey: expectedWithKey,
+    };
   }
   const lane = new StoreLane();
   return {
@@ -166,7 +184,8 @@ export function storeCompat(name: StoreCompatName, deadlineMs: number = CLIENT_T
     deliveryBacklog: (present) => lane.setBacklog(present),
     write: (operation, urgent) => lane.run(() => retryTransient(() => bounded(operation)), urgent),
     retry: (operation, urgent) => lane.run(() => retryTransient(() => bounded(operation)), urgent),
-    byId: expectedAfterFetch,
+    byId: <T extends { _id: string }>(id: string, expected: Partial<Omit<T, '_id'>>) => expectedAfterFetch<T>({ _id: id }, expected as Partial<T>),
+    byKey: expectedAfterFetch,
   };
 }
 

@@ -21,12 +21,13 @@ const event = (id: string, data = '{}'): EventDocument => ({
   failedDeliveries: 0,
 });
 
-test('keeps what an attempt needs, not the fan-out plan or the counters, which change', () => {
+test('keeps what an attempt needs and its row count, not the subscriber list or the counters, which change', () => {
   const kept = new SendableEvents();
   kept.remember(event('e1', '{"total":1}'));
   const found = kept.get('e1');
   expect(found).toMatchObject({ _id: 'e1', eventType: 'order.created', data: '{"total":1}' });
-  for (const changing of ['subscriberIds', 'status', 'openDeliveries', 'failedDeliveries', 'deliveryCount', 'updatedAt']) expect(found).not.toHaveProperty(changing);
+  for (const changing of ['subscriberIds', 'status', 'openDeliveries', 'failedDeliveries', 'updatedAt']) expect(found).not.toHaveProperty(changing);
+  expect(found?.deliveryCount).toBe(2);
   expect(kept.get('e2')).toBeUndefined();
 });
 

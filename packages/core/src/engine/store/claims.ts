@@ -3,6 +3,7 @@
 // exactly one claimer, which then owns it under its lease token. Where updates are not atomic
 // (FerretDB v1) a claimer first inserts one claim document per row whose `_id` names that
 // incarnation of the row; the unique `_id` decides (storage/claims.ts).
+import type { AnyBulkWriteOperation } from 'mongodb';
 import type { SubscriberForSend } from '../../handover/fast-path.js';
 import type { DeliveryStatus } from '../../schemas/index.js';
 import { claimIncarnations } from '../../storage/claims.js';
@@ -12,6 +13,7 @@ import type { DeliveryDocument, EventDocument } from '../../storage/documents.js
 import type { EngineCounters } from './counters.js';
 import { StorePart } from './part.js';
 import { SendableEvents, type SendableEvent } from './sendable-events.js';
+import { wholeEvents } from './whole-event-claims.js';
 
 const SEND_PROJECTION = { _id: 1, enabled: 1, targetUrl: 1, timeoutMs: 1, secret: 1, previousSecrets: 1, maxConcurrency: 1, rateLimitPerSecond: 1, egressProxy: 1, tls: 1, disabledReason: 1, oauth2: 1 } as const;
 
@@ -72,16 +74,21 @@ export class ClaimStore extends StorePart {
     return found.filter((event): event is EventDocument => event !== null);
   }
 
-  /** Claims rows read a moment ago under `token`; returns the rows won, as now stored. */
-  async claim(rows: readonly DeliveryDocument[], token: string, now: Date, leaseUntil: Date): Promise<DeliveryDocument[]> {
+  /**
+   * Claims rows read a moment ago under `token`; returns the rows won, as now stored. `events` (as
+   * `loadForSend` gave them) lets a claim that writes a statement per row take a whole event in one.
+   */
+  async claim(rows: readonly DeliveryDocument[], token: string, now: Date, leaseUntil: Date, events?: ReadonlyMap<string, SendableEvent>): Promise<DeliveryDocument[]> {
     if (rows.length === 0) return [];
     const candidates = this.compat.uniqueKeyClaims ? await claimIncarnations(this.collections, this.compat, rows, token, now, true) : [...rows];
     if (candidates.length === 0) return [];
     const update = { $set: { status: 'IN_FLIGHT' as DeliveryStatus, leaseOwner: token, leaseUntil, updatedAt: now } };
-    const modifiedCount = await this.updateRowsInState(
-      candidates.map((row) => ({ id: row._id, expected: { status: 'PENDING', attempts: row.attempts, nextAttemptAt: row.nextAttemptAt } })),
-      update,
-    );
+    const modifiedCount = this.compat.pointReads && this.compat.uniqueKeyClaims && events
+      ? await this.claimByEvent(candidates, events, update)
+      : await this.updateRowsInState(
+          candidates.map((row) => ({ id: row._id, expected: { status: 'PENDING', attempts: row.attempts, nextAttemptAt: row.nextAttemptAt } })),
+          update,
+        );
     const claimed = candidates.map((row) => ({ ...row, status: 'IN_FLIGHT' as DeliveryStatus, leaseOwner: token, leaseUntil }));
     if (modifiedCount === candidates.length) return claimed;
     // Another claimer, a cancel or a manual retry changed some rows since we read them.
@@ -90,5 +97,28 @@ export class ClaimStore extends StorePart {
     );
     const wonIds = new Set(won.map((row) => row._id));
     return claimed.filter((row) => wonIds.has(row._id));
+  }
+
+  /**
+   * Rows whose incarnations this claimer won, set IN_FLIGHT one statement per whole event and one
+   * per other row (whole-event-claims.ts says when an event's equality is safe), at most
+   * `maxWriteBatch` statements to a command.
+   */
+  private async claimByEvent(rows: readonly DeliveryDocument[], events: ReadonlyMap<string, SendableEvent>, update: { $set: Partial<DeliveryDocument> }): Promise<number> {
+    const { whole, single } = wholeEvents(rows, (eventId) => events.get(eventId)?.deliveryCount);
+    const operations: AnyBulkWriteOperation<DeliveryDocument>[] = [
+      ...whole.map((group) => ({
+        updateMany: { filter: this.compat.byKey<DeliveryDocument>({ eventId: group.eventId }, { status: 'PENDING', attempts: group.attempts, nextAttemptAt: group.nextAttemptAt }), update },
+      })),
+      ...single.map((row) => ({
+        updateOne: { filter: this.compat.byId<DeliveryDocument>(row._id, { status: 'PENDING', attempts: row.attempts, nextAttemptAt: row.nextAttemptAt }), update },
+      })),
+    ];
+    let modified = 0;
+    for (let start = 0; start < operations.length; start += this.compat.maxWriteBatch) {
+      const part = operations.slice(start, start + this.compat.maxWriteBatch);
+      modified += (await this.write(() => this.collections.queue.bulkWrite(part, { ordered: false }))).modifiedCount;
+    }
+    return modified;
   }
 }

@@ -8,8 +8,12 @@
 // Bounded by count and by size, least recently used first out. A forgotten event is read again.
 import type { EventDocument } from '../../storage/documents.js';
 
-/** An event as an attempt needs it: neither its fan-out plan nor its counters. */
-export type SendableEvent = Omit<EventDocument, 'subscriberIds' | 'openDeliveries' | 'failedDeliveries' | 'deliveryCount' | 'status' | 'updatedAt'>;
+/**
+ * An event as an attempt needs it, without its subscriber list or its counters. Its row count
+ * (`deliveryCount`) is kept: fixed before its rows are written, it tells a claim when it holds all
+ * of them (whole-event-claims.ts).
+ */
+export type SendableEvent = Omit<EventDocument, 'subscriberIds' | 'openDeliveries' | 'failedDeliveries' | 'status' | 'updatedAt'>;
 
 export interface SendableEventLimits {
   maxEvents: number;
@@ -70,6 +74,6 @@ export class SendableEvents {
 }
 
 function sendablePart(event: EventDocument | SendableEvent): SendableEvent {
-  const { subscriberIds: _plan, openDeliveries: _open, failedDeliveries: _failed, deliveryCount: _count, status: _status, updatedAt: _updated, ...sendable } = event as EventDocument;
+  const { subscriberIds: _plan, openDeliveries: _open, failedDeliveries: _failed, status: _status, updatedAt: _updated, ...sendable } = event as EventDocument;
   return sendable;
 }
