@@ -51,6 +51,7 @@ import type { LoopState } from './stall-watch.js';
 import type { DeliveryStats } from './stats.js';
 import type { DeliveryStore } from './store/index.js';
 import type { SendableEvent } from './store/sendable-events.js';
+import { wholeEventLimit } from './store/whole-event-claims.js';
 import { SubscriberGates } from './subscriber-gates.js';
 
 export interface DispatcherDeps {
@@ -261,7 +262,10 @@ export class Dispatcher implements FastPath {
     }
     const known = this.window.rows(nowMs);
     const due = known.length;
-    const chosen = this.slots.gates.choose(this.contention.order(known, free, nowMs, this.deps.random ?? Math.random), free, nowMs);
+    const ordered = this.contention.order(known, free, nowMs, this.deps.random ?? Math.random);
+    // Where a whole event is claimed by one statement, a choice cut by its count ends on an event's last row.
+    const limit = this.deps.store.compat.pointReads ? wholeEventLimit(this.slots.gates.plan(ordered, free, nowMs), known, free) : free;
+    const chosen = this.slots.gates.choose(ordered, limit, nowMs);
     this.window.remove(chosen);
     // Nothing due, or only rows a subscriber's own limits hold back for now: the poll is keeping up.
     if (chosen.length === 0) this.lastKeptUpAt = this.lastStepAt;

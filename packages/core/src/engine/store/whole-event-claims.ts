@@ -43,3 +43,20 @@ export function wholeEvents<T extends ClaimableRow>(rows: readonly T[], rowsPlan
   }
   return { whole, single };
 }
+
+/**
+ * How many rows to choose so that a choice filled by its count ends on an event's last row: when
+ * the last rows of `planned` (the choice `free` slots would make, in order) are part of an event
+ * whose other due rows `known` holds, the choice stops before them and the next one starts with
+ * the whole event. Otherwise `free`. A choice of one event's rows only is left as it is.
+ */
+export function wholeEventLimit(planned: readonly ClaimableRow[], known: readonly ClaimableRow[], free: number): number {
+  if (planned.length < free || planned.length === 0) return free;
+  const last = planned[planned.length - 1]!;
+  let tail = 0;
+  while (tail < planned.length && planned[planned.length - 1 - tail]!.eventId === last.eventId) tail += 1;
+  if (tail === planned.length) return free;
+  if (planned.some((row, index) => index < planned.length - tail && row.eventId === last.eventId)) return free;
+  const due = known.filter((row) => row.eventId === last.eventId && row.attempts === last.attempts && row.nextAttemptAt?.getTime() === last.nextAttemptAt?.getTime()).length;
+  return due > tail ? planned.length - tail : free;
+}
