@@ -1,36 +1,26 @@
 // Rows the publisher hands the engine in memory (handover/fast-path.ts) are sent and recorded
 // without the engine reading their event back, on either store path.
-import { randomBytes } from 'node:crypto';
-import { MongoClient, type CommandStartedEvent } from 'mongodb';
+import type { CommandStartedEvent } from 'mongodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createHerald, type Herald } from '../../src/index.js';
-import { openTestDatabase, type TestDatabase } from '../../../../test/support/mongo.js';
-import { eventually, FAST_DELIVERY, scope } from './support/harness.js';
+import type { Herald } from '../../src/index.js';
+import type { TestDatabase } from '../../../../test/support/mongo.js';
+import { eventually, scope, startWatchedHarness, type WatchedHarness } from './support/harness.js';
 import { startSink, type Sink } from './support/sink.js';
 
+let harness: WatchedHarness;
 let database: TestDatabase;
-let client: MongoClient;
 let herald: Herald;
 let sink: Sink;
-const started: CommandStartedEvent[] = [];
+let started: CommandStartedEvent[];
 
 beforeAll(async () => {
-  database = await openTestDatabase('fast_path');
   sink = await startSink();
-  client = new MongoClient(database.uri, { monitorCommands: true });
-  client.on('commandStarted', (command) => started.push(command));
-  await client.connect();
-  herald = await createHerald({
-    mongo: { client, dbName: database.dbName },
-    masterKeys: { current: 'k1', keys: { k1: randomBytes(32).toString('base64') } },
-    delivery: FAST_DELIVERY,
-  });
+  harness = await startWatchedHarness('fast_path');
+  ({ database, herald, started } = harness);
   await herald.start();
 });
 afterAll(async () => {
-  await herald.close();
-  await client.close();
-  await database.close();
+  await harness.close();
   await sink.close();
 });
 

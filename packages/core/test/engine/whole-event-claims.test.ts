@@ -2,43 +2,26 @@
 // poll claims all of an event's rows by one statement on the event's index, and the others by
 // `_id`: every row is still sent exactly once (engine/store/whole-event-claims.ts). Forced onto that
 // path with `storeCompat`, so it runs on every test store.
-import { randomBytes } from 'node:crypto';
-import { MongoClient, type CommandStartedEvent, type Document } from 'mongodb';
+import type { Document } from 'mongodb';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createHerald, type Herald } from '../../src/index.js';
-import { openTestDatabase, type TestDatabase } from '../../../../test/support/mongo.js';
-import { eventually, FAST_DELIVERY, scope } from './support/harness.js';
+import { eventually, scope, startWatchedHarness, type WatchedHarness } from './support/harness.js';
 import { startSink, type Sink } from './support/sink.js';
 
-let database: TestDatabase;
-let client: MongoClient;
-let herald: Herald;
+let harness: WatchedHarness;
 let sink: Sink;
-const started: CommandStartedEvent[] = [];
 
 beforeAll(async () => {
-  database = await openTestDatabase('whole_event_claims');
   sink = await startSink();
-  client = new MongoClient(database.uri, { monitorCommands: true });
-  client.on('commandStarted', (command) => started.push(command));
-  await client.connect();
-  herald = await createHerald({
-    mongo: { client, dbName: database.dbName },
-    masterKeys: { current: 'k1', keys: { k1: randomBytes(32).toString('base64') } },
-    delivery: FAST_DELIVERY,
-    storeCompat: 'ferretdb-v1',
-  });
+  harness = await startWatchedHarness('whole_event_claims', { storeCompat: 'ferretdb-v1' });
 });
 afterAll(async () => {
-  await herald.close();
-  await client.close();
-  await database.close();
+  await harness.close();
   await sink.close();
 });
 
 /** The claims' statements: updates of queued rows to IN_FLIGHT, with their filters. */
 function claimStatements(): { filter: Document; multi: boolean }[] {
-  return started
+  return harness.started
     .filter((command) => command.commandName === 'update' && command.command.update === 'herald_delivery_queue')
     .flatMap((command) => command.command.updates as { q: Document; u: { $set?: { status?: string } }; multi?: boolean }[])
     .filter((update) => update.u.$set?.status === 'IN_FLIGHT')
@@ -46,6 +29,7 @@ function claimStatements(): { filter: Document; multi: boolean }[] {
 }
 
 test('whole events are claimed by their event, the rest by `_id`; each row is sent once, none before it is due', async () => {
+  const { herald, database, started } = harness;
   for (const name of ['a', 'b', 'c']) await herald.subscribers.create(scope, { displayName: `whole ${name}`, targetUrl: `${sink.url}/${name}`, events: ['order.*'] });
   // Published before the engine runs: every row waits for the poll.
   const results = await herald.events.publishMany(scope, Array.from({ length: 8 }, (_, index) => ({ eventType: 'order.created', aggregateId: `o-${index}`, data: { index } })));

@@ -1,6 +1,7 @@
 // A Herald over the test database with fast engine timings, plus polling helpers.
 import { randomBytes } from 'node:crypto';
-import { createHerald, type DeliveryOptions, type Herald, type SigningProfile, type WebhookEventDetail } from '../../../src/index.js';
+import { MongoClient, type CommandStartedEvent } from 'mongodb';
+import { createHerald, type DeliveryOptions, type Herald, type HeraldOptions, type SigningProfile, type WebhookEventDetail } from '../../../src/index.js';
 import { openTestDatabase, type TestDatabase } from '../../../../../test/support/mongo.js';
 
 export const scope = { orgId: 'acme', actor: 'tester' };
@@ -41,6 +42,39 @@ export async function startHarness(options: { profile?: SigningProfile; delivery
     async close() {
       await herald.close();
       if (!options.database) await database.close();
+    },
+  };
+}
+
+export interface WatchedHarness {
+  database: TestDatabase;
+  herald: Herald;
+  /** Every command Herald sent, in order (the harness's client is Herald's alone). */
+  started: CommandStartedEvent[];
+  close(): Promise<void>;
+}
+
+/** A Herald (not started) over a client of its own that records every command it sends. */
+export async function startWatchedHarness(prefix: string, options: Pick<HeraldOptions, 'storeCompat'> = {}): Promise<WatchedHarness> {
+  const database = await openTestDatabase(prefix);
+  const started: CommandStartedEvent[] = [];
+  const client = new MongoClient(database.uri, { monitorCommands: true });
+  client.on('commandStarted', (command) => started.push(command));
+  await client.connect();
+  const herald = await createHerald({
+    mongo: { client, dbName: database.dbName },
+    masterKeys: { current: 'k1', keys: { k1: randomBytes(32).toString('base64') } },
+    delivery: FAST_DELIVERY,
+    ...options,
+  });
+  return {
+    database,
+    herald,
+    started,
+    async close() {
+      await herald.close();
+      await client.close();
+      await database.close();
     },
   };
 }
