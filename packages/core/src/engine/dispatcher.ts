@@ -262,10 +262,15 @@ export class Dispatcher implements FastPath {
     }
     const known = this.window.rows(nowMs);
     const due = known.length;
-    const ordered = this.contention.order(known, free, nowMs, this.deps.random ?? Math.random);
-    // Where a whole event is claimed by one statement, a choice cut by its count ends on an event's last row.
-    const limit = this.deps.store.compat.pointReads ? wholeEventLimit(this.slots.gates.plan(ordered, free, nowMs), known, free) : free;
-    const chosen = this.slots.gates.choose(ordered, limit, nowMs);
+    let candidates = this.contention.order(known, free, nowMs, this.deps.random ?? Math.random);
+    let limit = free;
+    if (this.deps.store.compat.pointReads) {
+      // Where a whole event is claimed by one statement, a choice cut by its count ends on an
+      // event's last row. The choice is planned once; choosing from the plan takes its first rows.
+      candidates = this.slots.gates.plan(candidates, free, nowMs);
+      limit = wholeEventLimit(candidates, known, free);
+    }
+    const chosen = this.slots.gates.choose(candidates, limit, nowMs);
     this.window.remove(chosen);
     // Nothing due, or only rows a subscriber's own limits hold back for now: the poll is keeping up.
     if (chosen.length === 0) this.lastKeptUpAt = this.lastStepAt;

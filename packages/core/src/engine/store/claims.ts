@@ -3,7 +3,6 @@
 // exactly one claimer, which then owns it under its lease token. Where updates are not atomic
 // (FerretDB v1) a claimer first inserts one claim document per row whose `_id` names that
 // incarnation of the row; the unique `_id` decides (storage/claims.ts).
-import type { AnyBulkWriteOperation } from 'mongodb';
 import type { SubscriberForSend } from '../../handover/fast-path.js';
 import type { DeliveryStatus } from '../../schemas/index.js';
 import { claimIncarnations } from '../../storage/claims.js';
@@ -106,19 +105,13 @@ export class ClaimStore extends StorePart {
    */
   private async claimByEvent(rows: readonly DeliveryDocument[], events: ReadonlyMap<string, SendableEvent>, update: { $set: Partial<DeliveryDocument> }): Promise<number> {
     const { whole, single } = wholeEvents(rows, (eventId) => events.get(eventId)?.deliveryCount);
-    const operations: AnyBulkWriteOperation<DeliveryDocument>[] = [
+    return this.updateQueueInChunks([
       ...whole.map((group) => ({
         updateMany: { filter: this.compat.byKey<DeliveryDocument>({ eventId: group.eventId }, { status: 'PENDING', attempts: group.attempts, nextAttemptAt: group.nextAttemptAt }), update },
       })),
       ...single.map((row) => ({
         updateOne: { filter: this.compat.byId<DeliveryDocument>(row._id, { status: 'PENDING', attempts: row.attempts, nextAttemptAt: row.nextAttemptAt }), update },
       })),
-    ];
-    let modified = 0;
-    for (let start = 0; start < operations.length; start += this.compat.maxWriteBatch) {
-      const part = operations.slice(start, start + this.compat.maxWriteBatch);
-      modified += (await this.write(() => this.collections.queue.bulkWrite(part, { ordered: false }))).modifiedCount;
-    }
-    return modified;
+    ]);
   }
 }

@@ -1,5 +1,6 @@
 // What every part of the engine's store shares: the collections, the compatibility seam, and the
 // engine's own way through it — its operations go first on FerretDB's lane (storage/store-lane.ts).
+import type { AnyBulkWriteOperation } from 'mongodb';
 import type { Collections } from '../../storage/collections.js';
 import { duplicateIndexes } from '../../storage/collections.js';
 import type { StoreCompat } from '../../storage/compat.js';
@@ -33,10 +34,15 @@ export abstract class StorePart {
   protected async updateRowsInState(rows: readonly RowInState[], update: { $set: Partial<DeliveryDocument>; $inc?: Partial<Record<'attempts', number>> }): Promise<number> {
     const filters = rows.map((row) => this.compat.byId<DeliveryDocument>(row.id, row.expected));
     if (!this.compat.pointReads) return filters.length === 0 ? 0 : (await this.write(() => this.collections.queue.updateMany({ $or: filters }, update))).modifiedCount;
+    return this.updateQueueInChunks(filters.map((filter) => ({ updateOne: { filter, update } })));
+  }
+
+  /** Queue updates at most `maxWriteBatch` statements to a command; returns how many rows changed. */
+  protected async updateQueueInChunks(operations: readonly AnyBulkWriteOperation<DeliveryDocument>[]): Promise<number> {
     let modified = 0;
-    for (let start = 0; start < filters.length; start += this.compat.maxWriteBatch) {
-      const part = filters.slice(start, start + this.compat.maxWriteBatch);
-      modified += (await this.write(() => this.collections.queue.bulkWrite(part.map((filter) => ({ updateOne: { filter, update } })), { ordered: false }))).modifiedCount;
+    for (let start = 0; start < operations.length; start += this.compat.maxWriteBatch) {
+      const part = operations.slice(start, start + this.compat.maxWriteBatch);
+      modified += (await this.write(() => this.collections.queue.bulkWrite(part, { ordered: false }))).modifiedCount;
     }
     return modified;
   }
