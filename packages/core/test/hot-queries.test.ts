@@ -18,6 +18,10 @@ import { detectStoreCompat, storeCompat } from '../src/storage/compat.js';
 import { claimKey, collectionsFor } from '../src/storage/collections.js';
 import { DeliveryStore } from '../src/engine/store/index.js';
 import { readDone, releaseRows } from '../src/ordering/sequences.js';
+import { completeInterruptedFanOuts } from '../src/events/fan-out-recovery.js';
+import { recountEvents } from '../src/model/event-counters.js';
+import { silentLogger } from '../src/shared/logger.js';
+import type { CoreContext } from '../src/context.js';
 import type { DeliveryDocument, EventDocument } from '../src/storage/documents.js';
 import { storeHasCommand, testMongoUri, uniqueDbName } from '../../../test/support/mongo.js';
 import { recordingEngine } from './helpers.js';
@@ -357,6 +361,43 @@ describe("the maintenance pass looks claims and queued events up one by one wher
       expect(filter).not.toHaveProperty('eventId.$in');
       const read = await plan('herald_delivery_queue', filter);
       expect(read).toMatch(/"Index Name":"[^"]*event_subscriber_u[^"]*_gin"/); // PostgreSQL cuts long index names short
+      expect(read).not.toMatch(/Seq Scan/);
+    }
+  });
+});
+
+describe("the maintenance's reads of open events and their rows are served by an index (FerretDB v1's path)", () => {
+  test('the interrupted fan-outs pass and a recount read open events by status and rows by event, each an index scan', async (context) => {
+    const db = client.db(dbName);
+    const compat = await detectStoreCompat(db);
+    context.skip(compat.name !== 'ferretdb-v1', 'on MongoDB each is one `$in`, served by `status_created` and `event_subscriber`; memory-mongo has no explain');
+    const collections = collectionsFor(db, 'herald_');
+    const from = started.length;
+    // Only the reads are exercised: every open event here has all its rows, so no fan-out is completed
+    // (which would need the rest of a context).
+    const maintenance = { collections, compat, logger: silentLogger } as unknown as CoreContext;
+    expect(await completeInterruptedFanOuts(maintenance, new Date(Date.now() + 60_000))).toBe(0);
+    const open = await db.collection<EventDocument>('herald_events').find({ orgId: org.orgId }).toArray();
+    await recountEvents(collections, compat, open.map((event) => event._id), new Date());
+    const sent = started.slice(from).filter((event) => event.commandName === 'find');
+    const reads = (collection: string) => sent.filter((event) => event.command.find === collection).map((event) => event.command.filter as Document);
+    const eventReads = reads('herald_events');
+    const rowReads = [...reads('herald_delivery_queue'), ...reads('herald_deliveries')];
+    expect(eventReads.some((filter) => filter.status === 'PENDING') && eventReads.some((filter) => filter.status === 'DISPATCHED')).toBe(true);
+    expect(rowReads.length).toBeGreaterThanOrEqual(2 * open.length);
+    const plan = async (collection: string, filter: Document) => JSON.stringify((await db.command({ explain: { find: collection, filter }, verbosity: 'queryPlanner' })).queryPlanner);
+    for (const filter of eventReads) {
+      expect(JSON.stringify(filter)).not.toContain('$in');
+      expect(await plan('herald_events', filter)).not.toMatch(/Seq Scan/);
+    }
+    for (const filter of reads('herald_delivery_queue')) {
+      expect(filter).toEqual({ eventId: expect.any(String) });
+      expect(await plan('herald_delivery_queue', filter)).toMatch(/"Index Name":"[^"]*event_subscriber_u[^"]*_gin"/);
+    }
+    for (const filter of reads('herald_deliveries')) {
+      expect(filter).toEqual({ eventId: expect.any(String) });
+      const read = await plan('herald_deliveries', filter);
+      expect(read).toMatch(/"Index Name":"[^"]*event_subscriber[^"]*_gin"/);
       expect(read).not.toMatch(/Seq Scan/);
     }
   });

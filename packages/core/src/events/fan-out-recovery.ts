@@ -10,6 +10,57 @@ import { completeFanOut } from './fan-out.js';
 
 const CURSOR_ID = 'fan-out-recovery-cursor';
 const PAGE = 500;
+const OPEN: ReadonlyArray<EventDocument['status']> = ['PENDING', 'DISPATCHED'];
+
+type OpenEvent = Pick<EventDocument, '_id' | 'createdAt' | 'deliveryCount'>;
+
+/**
+ * The next page of open events created before `createdBefore`, after the cursor, in creation order.
+ * One `$in` of the open statuses where the store's index serves it; where only an equality reaches
+ * the store's planner (storage/compat.ts pointReads) a `$in` decodes every event stored, so each
+ * open status is read by its own equality, and the two pages are merged.
+ */
+async function openEventsAfter(context: CoreContext, createdBefore: Date, after: Date, afterId: string): Promise<OpenEvent[]> {
+  const { collections, compat } = context;
+  const read = (status: EventDocument['status'] | { $in: Array<EventDocument['status']> }) =>
+    compat.retry(() =>
+      collections.events
+        .find(
+          { status, createdAt: { $lt: createdBefore }, $or: [{ createdAt: { $gt: after } }, { createdAt: after, _id: { $gt: afterId } }] },
+          { projection: { _id: 1, createdAt: 1, deliveryCount: 1 } },
+        )
+        .sort({ createdAt: 1, _id: 1 })
+        .limit(PAGE)
+        .toArray(),
+    );
+  if (!compat.pointReads) return read({ $in: [...OPEN] });
+  const pages = await Promise.all(OPEN.map((status) => read(status)));
+  return pages
+    .flat()
+    .sort((a, b) => a.createdAt.getTime() - b.createdAt.getTime() || (a._id < b._id ? -1 : a._id > b._id ? 1 : 0))
+    .slice(0, PAGE);
+}
+
+/** How many rows (queued and settled) each event has: one aggregate per collection, or one equality per event where `$in` is not served (pointReads). */
+async function rowCounts(context: CoreContext, eventIds: readonly string[]): Promise<Map<string, number>> {
+  const { collections, compat } = context;
+  const counts = new Map<string, number>();
+  if (eventIds.length === 0) return counts;
+  const collectionsOfRows = [collections.queue, collections.deliveries];
+  if (compat.pointReads) {
+    await Promise.all(
+      eventIds.map(async (eventId) => {
+        const found = await Promise.all(collectionsOfRows.map((rows) => compat.retry(() => rows.find({ eventId }, { projection: { _id: 1 } }).toArray())));
+        counts.set(eventId, found[0]!.length + found[1]!.length);
+      }),
+    );
+    return counts;
+  }
+  const pipeline = [{ $match: { eventId: { $in: [...eventIds] } } }, { $group: { _id: '$eventId', n: { $sum: 1 } } }];
+  const grouped = await Promise.all(collectionsOfRows.map((rows) => compat.retry(() => rows.aggregate<{ _id: string; n: number }>(pipeline).toArray())));
+  for (const count of grouped.flat()) counts.set(count._id, (counts.get(count._id) ?? 0) + count.n);
+  return counts;
+}
 
 export async function completeInterruptedFanOuts(context: CoreContext, createdBefore: Date): Promise<number> {
   const { collections, compat } = context;
@@ -18,36 +69,10 @@ export async function completeInterruptedFanOuts(context: CoreContext, createdBe
     const cursor = await compat.retry(() => collections.engineState.findOne({ _id: CURSOR_ID }));
     const after = cursor?.createdAt ?? new Date(0);
     const afterId = cursor?.eventId ?? '';
-    const page = await compat.retry(() =>
-      collections.events
-        .find(
-          {
-            status: { $in: ['PENDING', 'DISPATCHED'] },
-            createdAt: { $lt: createdBefore },
-            $or: [{ createdAt: { $gt: after } }, { createdAt: after, _id: { $gt: afterId } }],
-          },
-          { projection: { _id: 1, createdAt: 1, deliveryCount: 1 } },
-        )
-        .sort({ createdAt: 1, _id: 1 })
-        .limit(PAGE)
-        .toArray(),
-    );
+    const page = await openEventsAfter(context, createdBefore, after, afterId);
     if (page.length === 0) return completed;
     const withRows = page.filter((event) => (event.deliveryCount ?? 0) > 0);
-    const pipeline = [
-      { $match: { eventId: { $in: withRows.map((event) => event._id) } } },
-      { $group: { _id: '$eventId', n: { $sum: 1 } } },
-    ];
-    const counts =
-      withRows.length === 0
-        ? []
-        : (
-            await Promise.all(
-              [collections.queue, collections.deliveries].map((rows) => compat.retry(() => rows.aggregate<{ _id: string; n: number }>(pipeline).toArray())),
-            )
-          ).flat();
-    const rowsOf = new Map<string, number>();
-    for (const count of counts) rowsOf.set(count._id, (rowsOf.get(count._id) ?? 0) + count.n);
+    const rowsOf = await rowCounts(context, withRows.map((event) => event._id));
     for (const { _id, deliveryCount } of withRows) {
       if ((rowsOf.get(_id) ?? 0) >= deliveryCount) continue;
       try {

@@ -102,25 +102,55 @@ export function countersFromRows(deliveryCount: number, statuses: ReadonlyMap<De
   return { open: open + Math.max(0, deliveryCount - rows), failed: statuses.get('FAILED') ?? 0 };
 }
 
-/** Recomputes the counters and status of these events from their rows (exact, one aggregate). */
-export async function recountEvents(collections: Collections, compat: StoreCompat, eventIds: readonly string[], now: Date): Promise<void> {
-  if (eventIds.length === 0) return;
+type RowCount = { _id: { eventId: string; status: DeliveryStatus }; n: number };
+type CountedEvent = { _id: string; deliveryCount?: number };
+
+/**
+ * The rows of these events by status, and their planned counts: one aggregate per row collection
+ * where `$in` is served by an index. Where only an equality reaches the store's planner
+ * (storage/compat.ts pointReads) a `$in` decodes every row and event stored, so each event is read
+ * by its own equalities instead: its rows' statuses and the event by `_id`.
+ */
+async function countRows(collections: Collections, compat: StoreCompat, eventIds: readonly string[]): Promise<{ rows: RowCount[]; events: CountedEvent[] }> {
+  const projection = { _id: 1, deliveryCount: 1 } as const;
+  if (compat.pointReads) {
+    const perEvent = await Promise.all(
+      eventIds.map(async (eventId) => {
+        const [queued, finished, event] = await Promise.all([
+          compat.retry(() => collections.queue.find({ eventId }, { projection: { status: 1 } }).toArray()),
+          compat.retry(() => collections.deliveries.find({ eventId }, { projection: { status: 1 } }).toArray()),
+          compat.retry(() => collections.events.findOne({ _id: eventId }, { projection })),
+        ]);
+        const statuses = new Map<DeliveryStatus, number>();
+        for (const row of [...queued, ...finished]) statuses.set(row.status, (statuses.get(row.status) ?? 0) + 1);
+        return { rows: [...statuses].map(([status, n]) => ({ _id: { eventId, status }, n })), event };
+      }),
+    );
+    return { rows: perEvent.flatMap((counted) => counted.rows), events: perEvent.flatMap((counted) => (counted.event ? [counted.event] : [])) };
+  }
   const pipeline = [
     { $match: { eventId: anyOf(eventIds) } },
     { $group: { _id: { eventId: '$eventId', status: '$status' }, n: { $sum: 1 } } },
   ];
   const [queued, finished, events] = await Promise.all([
-    compat.retry(() => collections.queue.aggregate<{ _id: { eventId: string; status: DeliveryStatus }; n: number }>(pipeline).toArray()),
-    compat.retry(() => collections.deliveries.aggregate<{ _id: { eventId: string; status: DeliveryStatus }; n: number }>(pipeline).toArray()),
-    compat.retry(() => collections.events.find({ _id: anyOf(eventIds) }, { projection: { _id: 1, deliveryCount: 1 } }).toArray()),
+    compat.retry(() => collections.queue.aggregate<RowCount>(pipeline).toArray()),
+    compat.retry(() => collections.deliveries.aggregate<RowCount>(pipeline).toArray()),
+    compat.retry(() => collections.events.find({ _id: anyOf(eventIds) }, { projection }).toArray()),
   ]);
+  return { rows: [...queued, ...finished], events };
+}
+
+/** Recomputes the counters and status of these events from their rows (exact). */
+export async function recountEvents(collections: Collections, compat: StoreCompat, eventIds: readonly string[], now: Date): Promise<void> {
+  if (eventIds.length === 0) return;
+  const { rows, events } = await countRows(collections, compat, eventIds);
   const byEvent = new Map<string, Map<DeliveryStatus, number>>();
-  for (const group of [...queued, ...finished]) {
+  for (const group of rows) {
     const statuses = byEvent.get(group._id.eventId) ?? new Map<DeliveryStatus, number>();
     statuses.set(group._id.status, (statuses.get(group._id.status) ?? 0) + group.n);
     byEvent.set(group._id.eventId, statuses);
   }
-  const operation = (event: (typeof events)[number]): AnyBulkWriteOperation<EventDocument> => {
+  const operation = (event: CountedEvent): AnyBulkWriteOperation<EventDocument> => {
     const counters = countersFromRows(event.deliveryCount ?? 0, byEvent.get(event._id) ?? new Map());
     return {
       updateOne: {

@@ -14,15 +14,14 @@
 // - `maxWriteBatch`: a command holds one pooled PostgreSQL connection per statement until it ends,
 //   so a command of more statements than the pool has connections never ends; a claim, an outcome
 //   write or any multi-statement write touches at most 50 rows or statements.
-// - `groupedOutcomeWrites`, `deferredEventCounters` and `pointReads`: every statement is dear.
-//   Equality is handed to PostgreSQL as JSON containment, which FerretDB's own btree indexes cannot
-//   serve (the dev store adds GIN twins that can: docs/ARCHITECTURE.md "Store compatibility"), and
-//   any other filter (`$in`, a range) is matched in Go after every document is decoded. Measured
-//   without the twins, 400-byte documents at 500 / 5,000 / 20,000 documents: `findOne({_id})`
-//   1.3 / 2.5 / 9.8 ms, an update by `_id` 1.9 / 2.7 / 12 ms, a `$in` of 10 ids
-//   18 / 152 / 547 ms. So outcomes with identical fields are
-//   written as one `updateMany` per group rather than one statement per row (their timestamps
-//   become the write's time; each attempt record keeps the attempt's exact start); the engine holds
+// - `deferredEventCounters` and `pointReads`: only equality reaches PostgreSQL, as JSON
+//   containment, which FerretDB's own btree indexes cannot serve (the dev store adds GIN twins that
+//   can: docs/ARCHITECTURE.md "Store compatibility"); any other filter (`$in`, a range) is matched in
+//   Go after every document the equalities select is decoded. Measured without the twins, 400-byte
+//   documents at 500 / 5,000 / 20,000 documents: `findOne({_id})` 1.3 / 2.5 / 9.8 ms, an update by
+//   `_id` 1.9 / 2.7 / 12 ms, a `$in` of 10 ids 18 / 152 / 547 ms. So an outcome's row is updated or
+//   removed by its `_id`, one statement per row (`_id: {$in}` beside the lease's `status` would
+//   read every row in flight, of every engine, for each write); the engine holds
 //   event counter changes in memory and writes an event once, when its status changes
 //   (model/deferred-event-counters.ts), taking the counters it starts from from the publisher
 //   or from the read that fetched the event to send its rows; and events are read by id one at a
@@ -74,7 +73,6 @@ export interface StoreCompat {
   readonly name: StoreCompatName;
   /** Conditional updates are not atomic: claims, sequence numbers and revisions are decided by unique `_id` inserts. */
   readonly uniqueKeyClaims: boolean;
-  readonly groupedOutcomeWrites: boolean;
   readonly deferredEventCounters: boolean;
   /**
    * Look documents up, claim queued rows and release held ones one equality at a time (`{_id}`, a
@@ -157,7 +155,6 @@ export function storeCompat(name: StoreCompatName, deadlineMs: number = CLIENT_T
       name,
       deliveryBacklog: () => {},
       uniqueKeyClaims: false,
-      groupedOutcomeWrites: false,
       deferredEventCounters: false,
       pointReads: false,
       concurrentOperations: true,
@@ -174,7 +171,6 @@ export function storeCompat(name: StoreCompatName, deadlineMs: number = CLIENT_T
   return {
     name,
     uniqueKeyClaims: true,
-    groupedOutcomeWrites: true,
     deferredEventCounters: true,
     pointReads: true,
     concurrentOperations: false,

@@ -2,7 +2,7 @@
 // updates the row in the queue; a settled row (DELIVERED, FAILED) is written to the history and then
 // leaves the queue; then the attempt records, the counters of the events whose rows settled, and the
 // next row of each ordered key whose row settled.
-import type { AnyBulkWriteOperation } from 'mongodb';
+import type { Filter } from 'mongodb';
 import { insertOrReplace } from '../../model/delivery-rows.js';
 import { EventDeltas, rowDelta } from '../../model/event-counters.js';
 import { afterSettle, doneId } from '../../ordering/keys.js';
@@ -42,8 +42,8 @@ export class OutcomeStore extends StorePart {
     const retrying = outcomes.filter((outcome) => !settling.includes(outcome));
     const attempts = outcomes.flatMap((outcome) => (outcome.attempt ? [outcome.attempt] : []));
     const [settled, retried] = await Promise.all([
-      this.settle(settling, batch, now),
-      this.updateRetries(retrying, batch, now),
+      this.settle(settling, batch),
+      this.updateRetries(retrying, batch),
       insertAttempts(this, attempts),
     ]);
     const applied = [...settled, ...retried];
@@ -74,25 +74,18 @@ export class OutcomeStore extends StorePart {
   }
 
   /** History first, then out of the queue: a crash in between leaves a copy, never no row. */
-  private async settle(outcomes: readonly Outcome[], batch: string, now: Date): Promise<Outcome[]> {
+  private async settle(outcomes: readonly Outcome[], batch: string): Promise<Outcome[]> {
     if (outcomes.length === 0) return [];
-    const grouped = this.compat.groupedOutcomeWrites;
     const finished = outcomes.map(({ row, fields }) => ({
       ...row,
       ...fields,
-      // Grouped writes (FerretDB v1) share the batch's time; the attempt records keep each start.
-      ...(grouped && fields.status === 'DELIVERED' ? { lastAttemptAt: now, deliveredAt: now } : {}),
       leaseOwner: null,
       leaseUntil: null,
       settledBy: batch,
     }));
     await insertOrReplace(this.collections.deliveries, finished, this.compat, true);
-    const owners = [...new Set(outcomes.map(({ row }) => row.leaseOwner ?? null))];
     const ids = outcomes.map(({ row }) => row._id);
-    const removed = await this.write(() =>
-      this.collections.queue.deleteMany({ _id: { $in: ids }, status: 'IN_FLIGHT', leaseOwner: { $in: owners } }),
-    );
-    if (removed.deletedCount === outcomes.length) return [...outcomes];
+    if ((await this.removeLeased(outcomes)) === outcomes.length) return [...outcomes];
     // Some leases were taken over: those rows are someone else's now; take our copies back.
     const kept = await this.read(() => this.collections.queue.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray());
     const notOurs = new Set(kept.map((row) => row._id));
@@ -100,36 +93,37 @@ export class OutcomeStore extends StorePart {
     return outcomes.filter(({ row }) => !notOurs.has(row._id));
   }
 
-  private async updateRetries(outcomes: readonly Outcome[], batch: string, now: Date): Promise<Outcome[]> {
+  /**
+   * Out of the queue, each row only while our lease on it holds. Where `_id: {$in}` is served by
+   * the `_id` index, one `deleteMany`; where only an equality reaches the store's planner
+   * (storage/compat.ts pointReads), one delete by `_id` per row: the `$in` would be matched after
+   * every leased row of every engine is read, a cost that grows with the rows in flight.
+   */
+  private async removeLeased(outcomes: readonly Outcome[]): Promise<number> {
+    if (!this.compat.pointReads) {
+      const owners = [...new Set(outcomes.map(({ row }) => row.leaseOwner ?? null))];
+      const ids = outcomes.map(({ row }) => row._id);
+      return (await this.write(() => this.collections.queue.deleteMany({ _id: { $in: ids }, status: 'IN_FLIGHT', leaseOwner: { $in: owners } }))).deletedCount;
+    }
+    return this.writeQueueInChunks(outcomes.map(({ row }) => ({ deleteOne: { filter: leased(this.compat, row) } })));
+  }
+
+  /** A retry updates its row by `_id`, only while our lease on it holds (each row's due time and attempt differ). */
+  private async updateRetries(outcomes: readonly Outcome[], batch: string): Promise<Outcome[]> {
     if (outcomes.length === 0) return [];
-    const result = await this.write(() => this.collections.queue.bulkWrite(this.retryOperations(outcomes, batch, now), { ordered: false }));
-    if (result.modifiedCount === outcomes.length) return [...outcomes];
+    const modified = await this.writeQueueInChunks(
+      outcomes.map(({ row, fields }) => ({ updateOne: { filter: leased(this.compat, row), update: { $set: { ...fields, settledBy: batch } } } })),
+    );
+    if (modified === outcomes.length) return [...outcomes];
     const stored = await this.read(() =>
       this.collections.queue.find({ _id: { $in: outcomes.map((outcome) => outcome.row._id) } }, { projection: { _id: 1, settledBy: 1 } }).toArray(),
     );
     const settledBy = new Map(stored.map((row) => [row._id, row.settledBy]));
     return outcomes.filter(({ row }) => settledBy.get(row._id) === batch);
   }
+}
 
-  private retryOperations(outcomes: readonly Outcome[], batch: string, now: Date): AnyBulkWriteOperation<DeliveryDocument>[] {
-    if (!this.compat.groupedOutcomeWrites) {
-      return outcomes.map(({ row, fields }) => ({
-        updateOne: { filter: { _id: row._id, status: 'IN_FLIGHT', leaseOwner: row.leaseOwner ?? null }, update: { $set: { ...fields, settledBy: batch } } },
-      }));
-    }
-    // One statement per distinct new state; retries rarely share one (jittered due times).
-    const groups = new Map<string, { fields: Partial<DeliveryDocument>; rows: DeliveryDocument[] }>();
-    for (const { row, fields } of outcomes) {
-      const key = JSON.stringify(fields);
-      const group = groups.get(key) ?? { fields: { ...fields, settledBy: batch, updatedAt: now }, rows: [] };
-      group.rows.push(row);
-      groups.set(key, group);
-    }
-    return [...groups.values()].map(({ fields, rows }) => ({
-      updateMany: {
-        filter: { _id: { $in: rows.map((row) => row._id) }, status: 'IN_FLIGHT', leaseOwner: { $in: [...new Set(rows.map((row) => row.leaseOwner ?? null))] } },
-        update: { $set: fields },
-      },
-    }));
-  }
+/** The row, while the lease it was claimed with holds. */
+function leased(compat: StoreCompat, row: DeliveryDocument): Filter<DeliveryDocument> {
+  return compat.byId<DeliveryDocument>(row._id, { status: 'IN_FLIGHT', leaseOwner: row.leaseOwner ?? null });
 }
