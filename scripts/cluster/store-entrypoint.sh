@@ -13,9 +13,10 @@ if [[ ! -f "$data/pg/PG_VERSION" ]]; then
 fi
 # Left by a container that was killed before it could stop PostgreSQL; one store pod runs at a time.
 rm -f "$data/pg/postmaster.pid"
-# FerretDB holds a pooled connection per statement of a command (see test/support/ferretdb.ts).
+# FerretDB holds a pooled connection per statement of a command, and its prepared statements need a
+# plan per call to reach an index (test/support/ferretdb.ts says why of both).
 pg_ctl -D "$data/pg" -l "$data/postgres.log" -w \
-  -o "-c listen_addresses=127.0.0.1 -c unix_socket_directories=/tmp -c max_connections=400 -c fsync=off" start >/dev/null
+  -o "-c listen_addresses=127.0.0.1 -c unix_socket_directories=/tmp -c max_connections=400 -c fsync=off -c plan_cache_mode=force_custom_plan" start >/dev/null
 [[ -z "$fresh" ]] || createdb -h 127.0.0.1 -U ferretdb ferretdb
 # GIN twins of FerretDB's indexes, so its pushed-down equalities are index scans (the file says why).
 psql -q -h 127.0.0.1 -U ferretdb -d ferretdb -v ON_ERROR_STOP=1 -f /usr/local/share/herald/postgresql-gin-twins.sql

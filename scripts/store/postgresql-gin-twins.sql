@@ -8,6 +8,11 @@
 -- FerretDB creates, this trigger creates a GIN twin over its expressions (and drops it with it), so
 -- an equality on the leading field of any index Herald declares is an index scan. Sorts, ranges and
 -- `$in` stay in FerretDB's Go code; docs/ARCHITECTURE.md "Store compatibility" says what that costs.
+--
+-- The twins are built without GIN's pending list (`fastupdate = off`): with it, new entries wait in
+-- an unsorted list that every lookup reads whole until a vacuum merges it, and every update of a
+-- queued row adds an entry to each twin of its table. Measured over a 5,000-row backlog, the queue's
+-- lookups read 140 blocks a call (2.5 ms) with the list, 17 (1.0 ms) without.
 CREATE OR REPLACE FUNCTION herald_gin_twin_name(btree_name text) RETURNS text
 LANGUAGE sql IMMUTABLE AS $$
   SELECT left(btree_name, 50) || '_' || left(md5(btree_name), 8) || '_gin'
@@ -37,8 +42,10 @@ BEGIN
   IF expressions NOT LIKE '(_jsonb -> %' THEN
     RETURN;
   END IF;
-  EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %I.%I USING gin (%s)',
+  EXECUTE format('CREATE INDEX IF NOT EXISTS %I ON %I.%I USING gin (%s) WITH (fastupdate = off)',
     herald_gin_twin_name(btree.index_name), btree.schema_name, btree.table_name, expressions);
+  -- A twin built by an earlier version of this file, with the list.
+  EXECUTE format('ALTER INDEX %I.%I SET (fastupdate = off)', btree.schema_name, herald_gin_twin_name(btree.index_name));
 END
 $$;
 
