@@ -19,9 +19,9 @@
 //   can: docs/ARCHITECTURE.md "Store compatibility"); any other filter (`$in`, a range) is matched in
 //   Go after every document the equalities select is decoded. Measured without the twins, 400-byte
 //   documents at 500 / 5,000 / 20,000 documents: `findOne({_id})` 1.3 / 2.5 / 9.8 ms, an update by
-//   `_id` 1.9 / 2.7 / 12 ms, a `$in` of 10 ids 18 / 152 / 547 ms. So an outcome's row is updated or
-//   removed by its `_id`, one statement per row (`_id: {$in}` beside the lease's `status` would
-//   read every row in flight, of every engine, for each write); the engine holds
+//   `_id` 1.9 / 2.7 / 12 ms, a `$in` of 10 ids 18 / 152 / 547 ms. So a retry updates its row by `_id`
+//   (`_id: {$in}` beside the lease's `status` would read every row in flight for each retry; a
+//   batch of settled rows shares one such read); the engine holds
 //   event counter changes in memory and writes an event once, when its status changes
 //   (model/deferred-event-counters.ts), taking the counters it starts from from the publisher
 //   or from the read that fetched the event to send its rows; and events are read by id one at a

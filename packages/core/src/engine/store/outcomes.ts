@@ -2,7 +2,6 @@
 // updates the row in the queue; a settled row (DELIVERED, FAILED) is written to the history and then
 // leaves the queue; then the attempt records, the counters of the events whose rows settled, and the
 // next row of each ordered key whose row settled.
-import type { Filter } from 'mongodb';
 import { insertOrReplace } from '../../model/delivery-rows.js';
 import { EventDeltas, rowDelta } from '../../model/event-counters.js';
 import { afterSettle, doneId } from '../../ordering/keys.js';
@@ -84,8 +83,16 @@ export class OutcomeStore extends StorePart {
       settledBy: batch,
     }));
     await insertOrReplace(this.collections.deliveries, finished, this.compat, true);
+    // One statement for the batch, each row only while our lease on it holds. On FerretDB v1 only
+    // `status` reaches PostgreSQL, so it reads every row in flight: bounded by the engines' slots,
+    // not by what is queued or stored, and shared by the batch (a delete by `_id` per row measured
+    // slower: fan-out 0.69× on FerretDB).
+    const owners = [...new Set(outcomes.map(({ row }) => row.leaseOwner ?? null))];
     const ids = outcomes.map(({ row }) => row._id);
-    if ((await this.removeLeased(outcomes)) === outcomes.length) return [...outcomes];
+    const removed = await this.write(() =>
+      this.collections.queue.deleteMany({ _id: { $in: ids }, status: 'IN_FLIGHT', leaseOwner: { $in: owners } }),
+    );
+    if (removed.deletedCount === outcomes.length) return [...outcomes];
     // Some leases were taken over: those rows are someone else's now; take our copies back.
     const kept = await this.read(() => this.collections.queue.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray());
     const notOurs = new Set(kept.map((row) => row._id));
@@ -94,25 +101,16 @@ export class OutcomeStore extends StorePart {
   }
 
   /**
-   * Out of the queue, each row only while our lease on it holds. Where `_id: {$in}` is served by
-   * the `_id` index, one `deleteMany`; where only an equality reaches the store's planner
-   * (storage/compat.ts pointReads), one delete by `_id` per row: the `$in` would be matched after
-   * every leased row of every engine is read, a cost that grows with the rows in flight.
+   * A retry updates its row by `_id`, only while our lease on it holds: each row's due time and
+   * attempt are its own, so no two retries share a statement, and a `$in` beside the lease's
+   * `status` would read every row in flight (FerretDB v1) for each of them.
    */
-  private async removeLeased(outcomes: readonly Outcome[]): Promise<number> {
-    if (!this.compat.pointReads) {
-      const owners = [...new Set(outcomes.map(({ row }) => row.leaseOwner ?? null))];
-      const ids = outcomes.map(({ row }) => row._id);
-      return (await this.write(() => this.collections.queue.deleteMany({ _id: { $in: ids }, status: 'IN_FLIGHT', leaseOwner: { $in: owners } }))).deletedCount;
-    }
-    return this.writeQueueInChunks(outcomes.map(({ row }) => ({ deleteOne: { filter: leased(this.compat, row) } })));
-  }
-
-  /** A retry updates its row by `_id`, only while our lease on it holds (each row's due time and attempt differ). */
   private async updateRetries(outcomes: readonly Outcome[], batch: string): Promise<Outcome[]> {
     if (outcomes.length === 0) return [];
     const modified = await this.writeQueueInChunks(
-      outcomes.map(({ row, fields }) => ({ updateOne: { filter: leased(this.compat, row), update: { $set: { ...fields, settledBy: batch } } } })),
+      outcomes.map(({ row, fields }) => ({
+        updateOne: { filter: this.compat.byId<DeliveryDocument>(row._id, { status: 'IN_FLIGHT', leaseOwner: row.leaseOwner ?? null }), update: { $set: { ...fields, settledBy: batch } } },
+      })),
     );
     if (modified === outcomes.length) return [...outcomes];
     const stored = await this.read(() =>
@@ -123,7 +121,3 @@ export class OutcomeStore extends StorePart {
   }
 }
 
-/** The row, while the lease it was claimed with holds. */
-function leased(compat: StoreCompat, row: DeliveryDocument): Filter<DeliveryDocument> {
-  return compat.byId<DeliveryDocument>(row._id, { status: 'IN_FLIGHT', leaseOwner: row.leaseOwner ?? null });
-}
