@@ -105,7 +105,7 @@ export class ClaimStore extends StorePart {
    */
   private async claimByEvent(rows: readonly DeliveryDocument[], events: ReadonlyMap<string, SendableEvent>, update: { $set: Partial<DeliveryDocument> }): Promise<number> {
     const { whole, single } = wholeEvents(rows, (eventId) => events.get(eventId)?.deliveryCount);
-    return this.writeQueueInChunks([
+    return this.updateQueueInChunks([
       ...whole.map((group) => ({
         updateMany: { filter: this.compat.byKey<DeliveryDocument>({ eventId: group.eventId }, { status: 'PENDING', attempts: group.attempts, nextAttemptAt: group.nextAttemptAt }), update },
       })),

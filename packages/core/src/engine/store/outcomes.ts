@@ -107,7 +107,7 @@ export class OutcomeStore extends StorePart {
    */
   private async updateRetries(outcomes: readonly Outcome[], batch: string): Promise<Outcome[]> {
     if (outcomes.length === 0) return [];
-    const modified = await this.writeQueueInChunks(
+    const modified = await this.updateQueueInChunks(
       outcomes.map(({ row, fields }) => ({
         updateOne: { filter: this.compat.byId<DeliveryDocument>(row._id, { status: 'IN_FLIGHT', leaseOwner: row.leaseOwner ?? null }), update: { $set: { ...fields, settledBy: batch } } },
       })),
@@ -120,4 +120,3 @@ export class OutcomeStore extends StorePart {
     return outcomes.filter(({ row }) => settledBy.get(row._id) === batch);
   }
 }
-

@@ -34,18 +34,17 @@ export abstract class StorePart {
   protected async updateRowsInState(rows: readonly RowInState[], update: { $set: Partial<DeliveryDocument>; $inc?: Partial<Record<'attempts', number>> }): Promise<number> {
     const filters = rows.map((row) => this.compat.byId<DeliveryDocument>(row.id, row.expected));
     if (!this.compat.pointReads) return filters.length === 0 ? 0 : (await this.write(() => this.collections.queue.updateMany({ $or: filters }, update))).modifiedCount;
-    return this.writeQueueInChunks(filters.map((filter) => ({ updateOne: { filter, update } })));
+    return this.updateQueueInChunks(filters.map((filter) => ({ updateOne: { filter, update } })));
   }
 
-  /** Queue updates and deletes, at most `maxWriteBatch` statements to a command; returns how many rows changed or left. */
-  protected async writeQueueInChunks(operations: readonly AnyBulkWriteOperation<DeliveryDocument>[]): Promise<number> {
-    let changed = 0;
+  /** Queue updates at most `maxWriteBatch` statements to a command; returns how many rows changed. */
+  protected async updateQueueInChunks(operations: readonly AnyBulkWriteOperation<DeliveryDocument>[]): Promise<number> {
+    let modified = 0;
     for (let start = 0; start < operations.length; start += this.compat.maxWriteBatch) {
       const part = operations.slice(start, start + this.compat.maxWriteBatch);
-      const result = await this.write(() => this.collections.queue.bulkWrite(part, { ordered: false }));
-      changed += result.modifiedCount + result.deletedCount;
+      modified += (await this.write(() => this.collections.queue.bulkWrite(part, { ordered: false }))).modifiedCount;
     }
-    return changed;
+    return modified;
   }
 }
 
