@@ -5,6 +5,7 @@
 // open are looked at: an event is settled when its open counter reaches zero, and that counter
 // starts at the number of planned rows, so a settled event has every row it planned.
 import type { CoreContext } from '../context.js';
+import { rowsByStatus } from '../model/event-counters.js';
 import type { EventDocument } from '../storage/documents.js';
 import { completeFanOut } from './fan-out.js';
 
@@ -41,24 +42,10 @@ async function openEventsAfter(context: CoreContext, createdBefore: Date, after:
     .slice(0, PAGE);
 }
 
-/** How many rows (queued and settled) each event has: one aggregate per collection, or one equality per event where `$in` is not served (pointReads). */
+/** How many rows (queued and settled) each event has. */
 async function rowCounts(context: CoreContext, eventIds: readonly string[]): Promise<Map<string, number>> {
-  const { collections, compat } = context;
   const counts = new Map<string, number>();
-  if (eventIds.length === 0) return counts;
-  const collectionsOfRows = [collections.queue, collections.deliveries];
-  if (compat.pointReads) {
-    await Promise.all(
-      eventIds.map(async (eventId) => {
-        const found = await Promise.all(collectionsOfRows.map((rows) => compat.retry(() => rows.find({ eventId }, { projection: { _id: 1 } }).toArray())));
-        counts.set(eventId, found[0]!.length + found[1]!.length);
-      }),
-    );
-    return counts;
-  }
-  const pipeline = [{ $match: { eventId: { $in: [...eventIds] } } }, { $group: { _id: '$eventId', n: { $sum: 1 } } }];
-  const grouped = await Promise.all(collectionsOfRows.map((rows) => compat.retry(() => rows.aggregate<{ _id: string; n: number }>(pipeline).toArray())));
-  for (const count of grouped.flat()) counts.set(count._id, (counts.get(count._id) ?? 0) + count.n);
+  for (const { _id, n } of await rowsByStatus(context.collections, context.compat, eventIds)) counts.set(_id.eventId, (counts.get(_id.eventId) ?? 0) + n);
   return counts;
 }
 

@@ -102,48 +102,50 @@ export function countersFromRows(deliveryCount: number, statuses: ReadonlyMap<De
   return { open: open + Math.max(0, deliveryCount - rows), failed: statuses.get('FAILED') ?? 0 };
 }
 
-type RowCount = { _id: { eventId: string; status: DeliveryStatus }; n: number };
+/** How many rows (queued and settled) of one event are in one status. */
+export type RowCount = { _id: { eventId: string; status: DeliveryStatus }; n: number };
 type CountedEvent = { _id: string; deliveryCount?: number };
 
 /**
- * The rows of these events by status, and their planned counts: one aggregate per row collection
- * where `$in` is served by an index. Where only an equality reaches the store's planner
- * (storage/compat.ts pointReads) a `$in` decodes every row and event stored, so each event is read
- * by its own equalities instead: its rows' statuses and the event by `_id`.
+ * The rows of these events by status, queued and settled (an event and status may come twice, once
+ * per collection): one aggregate per row collection where `$in` is served by an index. Where only
+ * an equality reaches the store's planner (storage/compat.ts pointReads) a `$in` decodes every row
+ * stored, so each event's rows are read by its own equality instead.
  */
-async function countRows(collections: Collections, compat: StoreCompat, eventIds: readonly string[]): Promise<{ rows: RowCount[]; events: CountedEvent[] }> {
-  const projection = { _id: 1, deliveryCount: 1 } as const;
+export async function rowsByStatus(collections: Collections, compat: StoreCompat, eventIds: readonly string[]): Promise<RowCount[]> {
+  if (eventIds.length === 0) return [];
+  const rowCollections = [collections.queue, collections.deliveries];
   if (compat.pointReads) {
     const perEvent = await Promise.all(
       eventIds.map(async (eventId) => {
-        const [queued, finished, event] = await Promise.all([
-          compat.retry(() => collections.queue.find({ eventId }, { projection: { status: 1 } }).toArray()),
-          compat.retry(() => collections.deliveries.find({ eventId }, { projection: { status: 1 } }).toArray()),
-          compat.retry(() => collections.events.findOne({ _id: eventId }, { projection })),
-        ]);
+        const found = await Promise.all(rowCollections.map((rows) => compat.retry(() => rows.find({ eventId }, { projection: { status: 1 } }).toArray())));
         const statuses = new Map<DeliveryStatus, number>();
-        for (const row of [...queued, ...finished]) statuses.set(row.status, (statuses.get(row.status) ?? 0) + 1);
-        return { rows: [...statuses].map(([status, n]) => ({ _id: { eventId, status }, n })), event };
+        for (const row of found.flat()) statuses.set(row.status, (statuses.get(row.status) ?? 0) + 1);
+        return [...statuses].map(([status, n]): RowCount => ({ _id: { eventId, status }, n }));
       }),
     );
-    return { rows: perEvent.flatMap((counted) => counted.rows), events: perEvent.flatMap((counted) => (counted.event ? [counted.event] : [])) };
+    return perEvent.flat();
   }
   const pipeline = [
     { $match: { eventId: anyOf(eventIds) } },
     { $group: { _id: { eventId: '$eventId', status: '$status' }, n: { $sum: 1 } } },
   ];
-  const [queued, finished, events] = await Promise.all([
-    compat.retry(() => collections.queue.aggregate<RowCount>(pipeline).toArray()),
-    compat.retry(() => collections.deliveries.aggregate<RowCount>(pipeline).toArray()),
-    compat.retry(() => collections.events.find({ _id: anyOf(eventIds) }, { projection }).toArray()),
-  ]);
-  return { rows: [...queued, ...finished], events };
+  const grouped = await Promise.all(rowCollections.map((rows) => compat.retry(() => rows.aggregate<RowCount>(pipeline).toArray())));
+  return grouped.flat();
+}
+
+/** The planned row counts of these events: by `_id` one at a time where `$in` is not served (pointReads). */
+async function plannedCounts(collections: Collections, compat: StoreCompat, eventIds: readonly string[]): Promise<CountedEvent[]> {
+  const projection = { _id: 1, deliveryCount: 1 } as const;
+  if (!compat.pointReads) return compat.retry(() => collections.events.find({ _id: anyOf(eventIds) }, { projection }).toArray());
+  const found = await Promise.all(eventIds.map((_id) => compat.retry(() => collections.events.findOne({ _id }, { projection }))));
+  return found.filter((event): event is NonNullable<typeof event> => event !== null);
 }
 
 /** Recomputes the counters and status of these events from their rows (exact). */
 export async function recountEvents(collections: Collections, compat: StoreCompat, eventIds: readonly string[], now: Date): Promise<void> {
   if (eventIds.length === 0) return;
-  const { rows, events } = await countRows(collections, compat, eventIds);
+  const [rows, events] = await Promise.all([rowsByStatus(collections, compat, eventIds), plannedCounts(collections, compat, eventIds)]);
   const byEvent = new Map<string, Map<DeliveryStatus, number>>();
   for (const group of rows) {
     const statuses = byEvent.get(group._id.eventId) ?? new Map<DeliveryStatus, number>();
