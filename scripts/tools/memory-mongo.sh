@@ -18,7 +18,7 @@ VERSION=1.47.0
 # (200 ms) a young collection copying what was just stored paused the server for 50-120 ms, every
 # few seconds under the benchmark's writes: a latency percentile then measured the collector, not
 # Herald (a mongod has no such pause). A 20 ms goal keeps those pauses under about 65 ms
-# (docs/benchmarks.md, "2026-11-27 (night)").
+# (docs/benchmarks.md, "2026-11-27 (close of day)").
 JAVA_OPTIONS="-Xss512k -XX:MaxGCPauseMillis=20"
 # The cache is keyed by our sources and the JVM's options too: a change to either builds anew.
 SOURCES="$( (cd "$REPO_ROOT/scripts/tools/memory-mongo" && find . -type f | LC_ALL=C sort | xargs sha256sum; echo "$JAVA_OPTIONS") | sha256sum | cut -c1-12)"
