@@ -15,7 +15,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 VERSION=1.47.0
 # The JVM's options. The whole database lives on the JVM's heap, and with G1's default pause goal
-# (200 ms) a young collection copying what was just stored paused the server for 50-120 ms, every
+# (200 ms) a young collection copying what was just stored paused the server for 50-127 ms, every
 # few seconds under the benchmark's writes: a latency percentile then measured the collector, not
 # Herald (a mongod has no such pause). A 20 ms goal keeps those pauses under about 65 ms
 # (docs/benchmarks.md, "2026-11-27 (close of day)").
