@@ -24,6 +24,7 @@ import type { RunningFerretDb } from '../test/support/ferretdb.js';
 import { startStoreProcess } from '../test/support/store-process.js';
 import { startMemoryMongo } from './memory-mongo.js';
 import { orderingScenarios, orderingTargets, type OrderingSummary } from './ordering.js';
+import { commandShape } from './command-shape.js';
 import { treeCpuMs } from './process-tree-cpu.js';
 import { seedSettledHistory, storedBytes } from './retention-seed.js';
 // The retention pass as the engine's hourly job runs it (core's internals: no public API runs it now).
@@ -464,7 +465,11 @@ function benchClient(uri: string, counted = true): { client: MongoClient; outsta
   if (counted) client.on('connectionCheckedOut', () => { commandCount += 1; });
   const outstanding = new Map<number, string>();
   client.on('commandStarted', (event) => {
-    outstanding.set(event.requestId, `${event.commandName} ${String((event.command as Record<string, unknown>)[event.commandName])} @${Date.now()} ${TRACE_COMMANDS ? JSON.stringify(event.command).slice(0, 3000) : ''}`);
+    const command = event.command as Record<string, unknown>;
+    const shape = PROFILE_SHAPES ? ` ${commandShape(command)}` : '';
+    // A getMore names its cursor: grouped by its collection instead, one line for all of them.
+    const target = event.commandName === 'getMore' ? command.collection : command[event.commandName];
+    outstanding.set(event.requestId, `${event.commandName} ${String(target)}${shape} @${Date.now()} ${TRACE_COMMANDS ? JSON.stringify(event.command).slice(0, 3000) : ''}`);
   });
   client.on('commandSucceeded', (event) => {
     const started = outstanding.get(event.requestId);
@@ -481,8 +486,12 @@ function benchClient(uri: string, counted = true): { client: MongoClient; outsta
   return { client, outstanding };
 }
 
-/** BENCH_PROFILE_COMMANDS=1: per command and collection, how many and how long (printed per scenario). */
-const PROFILE_COMMANDS = process.env.BENCH_PROFILE_COMMANDS === '1';
+/**
+ * BENCH_PROFILE_COMMANDS=1: per command and collection, how many and how long (printed per
+ * scenario); `shape`: per filter shape too, so two queries of one collection are told apart.
+ */
+const PROFILE_COMMANDS = process.env.BENCH_PROFILE_COMMANDS === '1' || process.env.BENCH_PROFILE_COMMANDS === 'shape';
+const PROFILE_SHAPES = process.env.BENCH_PROFILE_COMMANDS === 'shape';
 const TRACE_COMMANDS = Boolean(process.env.BENCH_TRACE_COMMANDS);
 const commandProfile = new Map<string, { n: number; ms: number }>();
 
