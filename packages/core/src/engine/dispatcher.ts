@@ -257,8 +257,10 @@ export class Dispatcher implements FastPath {
     if (this.window.wantsRead(free - planned.length, nowMs)) {
       // Left out: subscribers with no slot, and those whose held rows already wait for one.
       const leaveOut = [...new Set([...this.slots.gates.closed(nowMs), ...this.window.heldSubscribers(planned)])];
-      this.window.add(await this.deps.store.claims.findDue(now, Math.max(free, this.deps.store.compat.dueReadAhead.rows), leaveOut), nowMs);
+      const readStartedAt = Date.now();
+      const read = await this.deps.store.claims.findDue(now, Math.max(free, this.deps.store.compat.dueReadAhead.rows), leaveOut);
       this.lastStepAt = Date.now();
+      this.window.add(read, nowMs, this.lastStepAt - readStartedAt);
     }
     const known = this.window.rows(nowMs);
     const due = known.length;
