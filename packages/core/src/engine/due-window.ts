@@ -12,17 +12,18 @@
 // are left over (`wantsRead`), so one subscriber's backlog does not hold back another's rows. While
 // such reads find nothing they pause, 250 ms after the first and doubling to the window's age, so a
 // backlog of subscribers that are all busy is not read again and again for nothing. And while rows
-// are held, such reads rest three times as long as the last read took, so they take at most a
-// quarter of the time whatever a read costs: a few milliseconds on an index, while a read that
-// decodes the queue (a second and more at 20,000 queued rows, retried ones becoming due again and
-// again while a receiver is down) would otherwise follow every freed slot.
+// are held, such reads take at most a quarter of the time, whatever a read costs
+// (rules/store-share.ts): a few milliseconds on an index, while a read that decodes the queue (a
+// second and more at 20,000 queued rows, retried ones becoming due again and again while a receiver
+// is down) would otherwise follow every freed slot.
+import { ShareOfTime } from '../rules/store-share.js';
 import type { DeliveryDocument } from '../storage/documents.js';
 
 /** After a read for left-over slots found nothing, how long until the next such read (then doubling). */
 export const DUE_EMPTY_READ_PAUSE_MS = 250;
 
-/** While rows are held, a read for left-over slots rests this many times as long as the last read took. */
-export const LEFT_OVER_READ_REST = 3;
+/** While rows are held, the share of the time reads for left-over slots may take. */
+export const LEFT_OVER_READ_SHARE = 0.25;
 
 /** The pause after `emptyReads` reads in a row found nothing, at most `maxAgeMs`. */
 export function emptyReadPause(emptyReads: number, maxAgeMs: number): number {
@@ -34,9 +35,7 @@ export class DueWindow {
   private readAt = 0;
   private emptyReadAt = Number.NEGATIVE_INFINITY;
   private emptyReads = 0;
-  /** When the last read ended, and how long it took. */
-  private lastReadEndedAt = Number.NEGATIVE_INFINITY;
-  private lastReadMs = 0;
+  private readonly reads = new ShareOfTime(LEFT_OVER_READ_SHARE);
   /** How long rows read ahead are used before the queue is read afresh. */
   private readonly maxAgeMs: number;
 
@@ -54,7 +53,7 @@ export class DueWindow {
   wantsRead(leftOver: number, now: number): boolean {
     if (leftOver <= 0) return false;
     if (this.rows(now).length === 0) return true;
-    return now - this.emptyReadAt >= emptyReadPause(this.emptyReads, this.maxAgeMs) && now - this.lastReadEndedAt >= LEFT_OVER_READ_REST * this.lastReadMs;
+    return now - this.emptyReadAt >= emptyReadPause(this.emptyReads, this.maxAgeMs) && this.reads.ready(now);
   }
 
   /** The subscribers of the held rows that cannot start one now: a read for left-over slots leaves them out. */
@@ -65,8 +64,7 @@ export class DueWindow {
 
   /** Rows just read (by a read begun at `now` that took `readMs`) join those held, oldest due first. */
   add(read: readonly DeliveryDocument[], now: number, readMs = 0): void {
-    this.lastReadEndedAt = now + readMs;
-    this.lastReadMs = readMs;
+    this.reads.ran(now, now + readMs);
     if (read.length === 0) {
       this.emptyReadAt = now;
       this.emptyReads += 1;

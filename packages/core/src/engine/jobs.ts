@@ -13,7 +13,8 @@
 // transactions, could disagree with the row.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { effectiveRetention } from '../rules/retention-policy.js';
-import { restAfterStep, retentionGroups, RETENTION_PACE, type RetentionPace } from '../rules/retention-windows.js';
+import { retentionGroups, RETENTION_PACE, type RetentionPace } from '../rules/retention-windows.js';
+import { restAfterRun, ShareOfTime } from '../rules/store-share.js';
 import { Agenda, type Job } from 'agenda';
 import { MongoBackend } from '@agendajs/mongo-backend';
 import type { Db } from 'mongodb';
@@ -53,6 +54,17 @@ export const JOB_NAMES = {
  */
 const JOB_LOCK_MS = 6_000;
 const JOB_KEEP_ALIVE_MS = JOB_LOCK_MS / 3;
+
+/**
+ * The share of the time each of lease recovery's two sweeps of PENDING rows may hold the store (the
+ * two together a tenth): the stranded claims (rows overdue by a range of `nextAttemptAt`) and the
+ * ordered keys whose turn was not passed on (rows with no `nextAttemptAt`). Both are safety nets for
+ * a worker's crash. On MongoDB each is an index range of milliseconds and runs every interval; where
+ * the store narrows them only by status and decodes every PENDING row (FerretDB v1: about a second
+ * at 20,000 queued), each would otherwise take that out of every interval while a backlog waits to
+ * be drained.
+ */
+export const SAFETY_NET_SHARE = 0.05;
 
 /** How often a recovery takes a step (each step requeues at most RECOVERY_ROWS_PER_STEP rows). */
 export const RECOVERY_STEP_INTERVAL_MS = 1_000;
@@ -101,13 +113,25 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
 
   // A claim older than the longest possible lease can no longer be on its way to IN_FLIGHT.
   const strandedAfterMs = SUBSCRIBER_LIMITS.timeoutMsMax + config.leaseMarginMs;
+  // Expired leases are read by status among the IN_FLIGHT rows, at most the engines' slots: every run.
+  const strandedSweep = new ShareOfTime(SAFETY_NET_SHARE);
+  const keysSweep = new ShareOfTime(SAFETY_NET_SHARE);
+  const paced = async (share: ShareOfTime, sweep: () => Promise<number>): Promise<number> => {
+    const startedAt = performance.now();
+    if (!share.ready(startedAt)) return 0;
+    try {
+      return await sweep();
+    } finally {
+      share.ran(startedAt, performance.now());
+    }
+  };
   const recoverLeases = async (): Promise<number> => {
     const now = new Date();
     const expired = await store.recovery.recoverExpiredLeases(now);
     if (expired > 0) logger.warn({ recovered: expired }, 'returned deliveries with expired leases to PENDING');
-    const stranded = await store.recovery.recoverStrandedClaims(now, strandedAfterMs);
+    const stranded = await paced(strandedSweep, () => store.recovery.recoverStrandedClaims(now, strandedAfterMs));
     if (stranded > 0) logger.warn({ recovered: stranded }, 'released deliveries whose claimer died before sending');
-    const stalled = await store.recovery.releaseStalledKeys(now);
+    const stalled = await paced(keysSweep, () => store.recovery.releaseStalledKeys(now));
     if (stalled > 0) logger.info({ released: stalled }, 'released the next delivery of ordered keys whose turn had not been passed on (a crash, a gap or an erased delivery)');
     if (expired + stranded + stalled > 0) deps.onRecovered();
     return expired + stranded + stalled;
@@ -133,7 +157,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
         total += purged;
         pruned += purged;
         if (purged === 0) break;
-        await rest(restAfterStep(performance.now() - started, pace), stopping);
+        await rest(restAfterRun(performance.now() - started, pace.share), stopping);
       }
     }
     return total;

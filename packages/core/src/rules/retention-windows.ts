@@ -39,9 +39,9 @@ function windows(policy: RetentionPolicy, now: Date): RetentionGroup[] {
 
 /**
  * How the retention pass shares the store with deliveries: it removes at most `batchEvents` events
- * (with their rows and attempts) per step and rests after each step for as long as the step took,
- * times (1 − share) / share, so that it occupies the store for at most `share` of its wall-clock
- * time. A step is a handful of round trips, so a delivery that meets one waits at most that long.
+ * (with their rows and attempts) per step and rests after each step so that it occupies the store
+ * for at most `share` of its wall-clock time (rules/store-share.ts). A step is a handful of round
+ * trips, so a delivery that meets one waits at most that long.
  */
 export interface RetentionPace {
   batchEvents: number;
@@ -49,9 +49,3 @@ export interface RetentionPace {
 }
 
 export const RETENTION_PACE: RetentionPace = { batchEvents: 200, share: 0.2 };
-
-/** Milliseconds to rest after a step that took `stepMs`. */
-export function restAfterStep(stepMs: number, pace: RetentionPace = RETENTION_PACE): number {
-  if (!(stepMs > 0)) return 0;
-  return Math.ceil((stepMs * (1 - pace.share)) / pace.share);
-}

@@ -1,6 +1,6 @@
 // Due rows read ahead of the free slots (engine/due-window.ts), pure.
 import { expect, test } from 'vitest';
-import { DUE_EMPTY_READ_PAUSE_MS, DueWindow, emptyReadPause, LEFT_OVER_READ_REST } from '../../src/engine/due-window.js';
+import { DUE_EMPTY_READ_PAUSE_MS, DueWindow, emptyReadPause, LEFT_OVER_READ_SHARE } from '../../src/engine/due-window.js';
 import { storeCompat } from '../../src/storage/compat.js';
 import type { DeliveryDocument } from '../../src/storage/documents.js';
 
@@ -76,14 +76,15 @@ test('each store reads ahead as its due read costs: an index range stays small a
   expect(emptyReadPause(20, decoded.maxAgeMs)).toBe(decoded.maxAgeMs);
 });
 
-test('while rows are held, a read for left-over slots rests three times as long as the last read took', () => {
+test('while rows are held, reads for left-over slots take at most a quarter of the time: each rests three times as long as the last took', () => {
+  expect(LEFT_OVER_READ_SHARE).toBe(0.25);
   const window = new DueWindow(10_000);
   window.add([row('a1', 'a', 10)], 0, 1_200); // a read of a decoded queue: 1.2 s
-  const endedAt = 1_200;
-  expect(window.wantsRead(3, endedAt + LEFT_OVER_READ_REST * 1_200 - 1)).toBe(false);
-  expect(window.wantsRead(3, endedAt + LEFT_OVER_READ_REST * 1_200)).toBe(true);
+  expect(window.wantsRead(3, 1_200 + 3_600 - 1)).toBe(false);
+  expect(window.wantsRead(3, 1_200 + 3_600)).toBe(true);
   window.add([row('b1', 'b', 20)], 5_000, 4); // an index range: 4 ms
-  expect(window.wantsRead(3, 5_004 + LEFT_OVER_READ_REST * 4)).toBe(true);
+  expect(window.wantsRead(3, 5_004 + 11)).toBe(false);
+  expect(window.wantsRead(3, 5_004 + 12)).toBe(true);
   window.clear();
   window.add([], 6_000, 1_200); // nothing held: read now, however long the last read took
   expect(window.wantsRead(3, 7_200)).toBe(true);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/engine/config.js';
-import { restAfterStep, retentionGroups, RETENTION_PACE } from '../../src/rules/retention-windows.js';
+import { retentionGroups } from '../../src/rules/retention-windows.js';
 import { effectiveRetention, retentionView, storedRetention } from '../../src/rules/retention-policy.js';
 import { validateRetentionInput } from '../../src/retention/validation.js';
 import { ValidationError } from '../../src/shared/errors.js';
@@ -89,21 +89,5 @@ describe('organizations with a policy of their own', () => {
     expect(issues({ byEventType: Object.fromEntries(Array.from({ length: 101 }, (_, i) => [`t.n${i}`, 1])) })).toEqual([
       { field: 'byEventType', message: 'must name at most 100 event types' },
     ]);
-  });
-});
-
-describe('restAfterStep', () => {
-  it('rests so that the pass holds the store for at most its share of the time', () => {
-    for (const stepMs of [1, 7.5, 40, 1_000]) {
-      const rest = restAfterStep(stepMs);
-      expect(stepMs / (stepMs + rest)).toBeLessThanOrEqual(RETENTION_PACE.share + 1e-9);
-      expect(rest).toBeLessThan(stepMs * (1 / RETENTION_PACE.share - 1) + 1);
-    }
-    expect(restAfterStep(30, { batchEvents: 10, share: 0.5 })).toBe(30);
-  });
-
-  it('does not rest after a step that took no measurable time', () => {
-    expect(restAfterStep(0)).toBe(0);
-    expect(restAfterStep(Number.NaN)).toBe(0);
   });
 });
