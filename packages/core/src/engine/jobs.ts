@@ -113,7 +113,8 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
 
   // A claim older than the longest possible lease can no longer be on its way to IN_FLIGHT.
   const strandedAfterMs = SUBSCRIBER_LIMITS.timeoutMsMax + config.leaseMarginMs;
-  // Expired leases are read by status among the IN_FLIGHT rows, at most the engines' slots: every run.
+  // Only the sweeps are paced: expired leases are read among the IN_FLIGHT rows, at most the
+  // engines' slots, on every run.
   const strandedSweep = new ShareOfTime(SAFETY_NET_SHARE);
   const keysSweep = new ShareOfTime(SAFETY_NET_SHARE);
   const paced = async (share: ShareOfTime, sweep: () => Promise<number>): Promise<number> => {
