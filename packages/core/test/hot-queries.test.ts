@@ -402,3 +402,54 @@ describe("the maintenance's reads of open events and their rows are served by an
     }
   });
 });
+
+describe("retention's step deletes an event's rows, attempts and the event by equality where a `$in` decodes them all (FerretDB v1's path)", () => {
+  const longAgo = new Date(Date.UTC(2001, 0, 1));
+  const cutoff = new Date(Date.UTC(2002, 0, 1));
+  const orgId = 'org-retained';
+  // FerretDB v1's path on any store (the seam can be chosen by configuration), so the behaviour is checked on both.
+  const engineStore = () => new DeliveryStore(client.db(dbName), 'herald_', storeCompat('ferretdb-v1'));
+  const event = (id: string, status: EventDocument['status'], createdAt: Date) => ({ _id: id, orgId, status, eventType: 'doc.saved', occurredAt: createdAt, createdAt, updatedAt: createdAt });
+  const children = (eventId: string) => ({ _id: `${eventId}-row`, eventId, subscriberId: 'sub-retained', status: 'DELIVERED', createdAt: longAgo });
+
+  beforeAll(async () => {
+    const db = client.db(dbName);
+    const events = [event('old-1', 'ALL_DELIVERED', longAgo), event('old-2', 'FAILED', longAgo), event('old-open', 'DISPATCHED', longAgo), event('recent', 'ALL_DELIVERED', cutoff)];
+    await db.collection<{ _id: string }>('herald_events').insertMany(events);
+    await db.collection<{ _id: string }>('herald_deliveries').insertMany(events.map((stored) => children(stored._id)));
+    await db.collection<{ _id: string }>('herald_delivery_attempts').insertMany(events.map((stored) => ({ ...children(stored._id), _id: `${stored._id}-row:1`, deliveryId: `${stored._id}-row`, startedAt: longAgo })));
+  });
+
+  test('only settled events older than the cutoff go, with their rows and attempts; what the store is sent names one event or one id per statement', async (context) => {
+    const db = client.db(dbName);
+    const from = started.length;
+    expect(await engineStore().purging.purgeFinishedBefore(cutoff, 100, { orgId, eventType: 'doc.saved' })).toBe(2);
+    expect(await engineStore().purging.purgeFinishedBefore(cutoff, 100, { orgId, eventType: 'doc.saved' })).toBe(0);
+    const left = async (collection: string) => (await db.collection(collection).find({ eventId: { $in: ['old-1', 'old-2', 'old-open', 'recent'] } }).toArray()).map((stored) => stored.eventId as string).sort();
+    expect((await db.collection<EventDocument>('herald_events').find({ orgId }).toArray()).map((stored) => stored._id).sort()).toEqual(['old-open', 'recent']);
+    expect(await left('herald_deliveries')).toEqual(['old-open', 'recent']);
+    expect(await left('herald_delivery_attempts')).toEqual(['old-open', 'recent']);
+
+    const deletes = started.slice(from).filter((sent) => sent.commandName === 'delete');
+    const filters = (collection: string) => deletes.filter((sent) => sent.command.delete === collection).flatMap((sent) => (sent.command.deletes as { q: Document }[]).map((statement) => statement.q));
+    for (const collection of ['herald_deliveries', 'herald_delivery_attempts', 'herald_delivery_queue']) {
+      expect(filters(collection).map((filter) => filter.eventId).sort()).toEqual(['old-1', 'old-2']);
+    }
+    expect(filters('herald_events').map((filter) => filter._id).sort()).toEqual(['old-1', 'old-2']);
+
+    context.skip((await detectStoreCompat(db)).name !== 'ferretdb-v1', 'on MongoDB each is one `$in`, served by the `eventId` indexes and `_id`; memory-mongo has no explain');
+    const plan = async (collection: string, filter: Document) => JSON.stringify((await db.command({ explain: { find: collection, filter }, verbosity: 'queryPlanner' })).queryPlanner);
+    const served = [
+      ['herald_deliveries', /"Index Name":"[^"]*event_subscriber[^"]*_gin"/],
+      ['herald_delivery_attempts', /"Index Name":"[^"]*_event_[^"]*_gin"/],
+      ['herald_delivery_queue', /"Index Name":"[^"]*event_subscriber_u[^"]*_gin"/],
+      // PostgreSQL may take `_id`'s twin or that of `created` ({createdAt, _id}): either serves the equality.
+      ['herald_events', /"Index Cond":"\(\([^"]*_jsonb -> '_id'::text\) @>/],
+    ] as const;
+    for (const [collection, index] of served) {
+      const read = await plan(collection, filters(collection)[0]!);
+      expect(read).toMatch(index);
+      expect(read).not.toMatch(/Seq Scan/);
+    }
+  });
+});

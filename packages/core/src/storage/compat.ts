@@ -27,7 +27,8 @@
 //   or from the read that fetched the event to send its rows; and events are read by id one at a
 //   time rather than with one `$in` (so are the delivery rows of an events page, by event, and the
 //   per-key ordering markers, by key; a key's held row is released by its own equality; and the
-//   maintenance pass's claims, up to two hours' worth, by `_id`, and its events' queued rows by event). No sort
+//   maintenance pass's claims, up to two hours' worth, by `_id`, and its events' queued rows by event;
+//   retention deletes each old event's rows and attempts by event and the event by `_id`). No sort
 //   or limit is pushed down either (`explain`: `sortPushdown`/`limitPushdown` false, PostgreSQL a
 //   sequential scan), so a list page reads and sorts every document its equalities select:
 //   docs/ARCHITECTURE.md "Hot queries of the read side".
@@ -77,7 +78,8 @@ export interface StoreCompat {
   /**
    * Look documents up, claim queued rows and release held ones one equality at a time (`{_id}`, a
    * key's `{orderKey, orderSeq}`, an event's `{eventId}`) instead of one `$in` or `$or`; the
-   * maintenance pass does the same, and checks at most `maxWriteBatch` overdue rows' claims a pass.
+   * maintenance pass does the same, and checks at most `maxWriteBatch` overdue rows' claims a pass,
+   * and so does retention's step when it deletes.
    */
   readonly pointReads: boolean;
   /**

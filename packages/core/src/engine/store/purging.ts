@@ -1,29 +1,52 @@
 // What the engine removes: settled events past their retention (with their rows and attempts), and
 // the short-lived documents of the FerretDB path (claims, sequence markers, write turns).
+import type { Collection, Filter } from 'mongodb';
+import { chunks } from '../../model/event-counters.js';
 import type { StoredRetention } from '../../rules/retention-policy.js';
 import type { RetentionGroup } from '../../rules/retention-windows.js';
+import type { EventStatus } from '../../schemas/index.js';
 import { StorePart } from './part.js';
+
+const SETTLED: EventStatus[] = ['ALL_DELIVERED', 'FAILED'];
 
 export class PurgeStore extends StorePart {
   /**
-   * Deletes finished events older than the cutoff, with their rows and attempts: three round trips
-   * in series (the `status_created` index finds them; the children's `eventId` indexes delete them).
-   * Children first, side by side, then the events: an interrupted step leaves no orphans, only
-   * events it deletes next time.
+   * Deletes finished events older than the cutoff, with their rows and attempts: the
+   * `status_created` index finds them, the children's `eventId` indexes and then `_id` delete them;
+   * three round trips in series where the store serves a `$in`, one equality per document where it
+   * does not (deleteChildren). Children first, side by side, then the events: an interrupted step
+   * leaves no orphans, only events it deletes next time.
    */
   async purgeFinishedBefore(cutoff: Date, limit = 1_000, match: RetentionGroup['match'] | Record<string, never> = {}): Promise<number> {
     const old = await this.read(() =>
-      this.collections.events.find({ status: { $in: ['ALL_DELIVERED', 'FAILED'] }, createdAt: { $lt: cutoff }, ...match }, { projection: { _id: 1 } }).limit(limit).toArray(),
+      this.collections.events.find({ status: { $in: SETTLED }, createdAt: { $lt: cutoff }, ...match }, { projection: { _id: 1 } }).limit(limit).toArray(),
     );
     if (old.length === 0) return 0;
     const ids = old.map((event) => event._id);
-    await Promise.all([
-      this.write(() => this.collections.attempts.deleteMany({ eventId: { $in: ids } })),
-      this.write(() => this.collections.queue.deleteMany({ eventId: { $in: ids } })),
-      this.write(() => this.collections.deliveries.deleteMany({ eventId: { $in: ids } })),
-    ]);
-    const result = await this.write(() => this.collections.events.deleteMany({ _id: { $in: ids }, status: { $in: ['ALL_DELIVERED', 'FAILED'] } }));
-    return result.deletedCount;
+    await Promise.all([this.deleteChildren(this.collections.attempts, ids), this.deleteChildren(this.collections.queue, ids), this.deleteChildren(this.collections.deliveries, ids)]);
+    if (!this.compat.pointReads) return (await this.write(() => this.collections.events.deleteMany({ _id: { $in: ids }, status: { $in: SETTLED } }))).deletedCount;
+    let deleted = 0;
+    for (const part of chunks(ids, this.compat.maxWriteBatch)) {
+      const result = await this.write(() => this.collections.events.bulkWrite(part.map((_id) => ({ deleteOne: { filter: { _id, status: { $in: SETTLED } } } })), { ordered: false }));
+      deleted += result.deletedCount;
+    }
+    return deleted;
+  }
+
+  /**
+   * The rows or attempts of these events: one `$in` the `eventId` index serves; where a `$in` is
+   * matched in Go after every document is decoded (storage/compat.ts pointReads), one equality per
+   * event, at most `maxWriteBatch` to a command (measured on FerretDB v1 with 12,000 events stored:
+   * a step of 200 events' children and events 6.3 s by `$in`, 0.85 s by equality).
+   */
+  private async deleteChildren<T extends { eventId: string }>(collection: Collection<T>, eventIds: readonly string[]): Promise<void> {
+    if (!this.compat.pointReads) {
+      await this.write(() => collection.deleteMany({ eventId: { $in: [...eventIds] } } as Filter<T>));
+      return;
+    }
+    for (const part of chunks(eventIds, this.compat.maxWriteBatch)) {
+      await this.write(() => collection.bulkWrite(part.map((eventId) => ({ deleteMany: { filter: { eventId } as Filter<T> } })), { ordered: false }));
+    }
   }
 
   /** The organizations that set a retention policy of their own, with it. */
