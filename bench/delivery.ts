@@ -61,6 +61,7 @@ const RETENTION_EVENTS = num('BENCH_RETENTION_EVENTS', QUICK ? 10_000 : 100_000)
 const RETENTION_WAIT_MS = num('BENCH_RETENTION_WAIT_S', 120) * 1000;
 const RETENTION_RATE = num('BENCH_RETENTION_RATE', 100);
 const RETENTION_SECONDS = num('BENCH_RETENTION_SECONDS', QUICK ? 5 : 10);
+const RETENTION_DEADLINE_MS = num('BENCH_RETENTION_DEADLINE_S', 900) * 1000;
 /** The issue's reproduction: 8 publishers beside a receiver answering 500. */
 const FAILING_PUBLISH_CONCURRENCY = 8;
 /** BENCH_ONLY=failing-publish runs scenario (e) alone, BENCH_ONLY=head-of-line (d), BENCH_ONLY=api-after-writes (i), BENCH_ONLY=http-fanout the HTTP fan-out, BENCH_ONLY=volume the volume scenario, BENCH_ONLY=ordering the ordering scenarios (g), (h) (bench/ordering.ts). */
@@ -341,6 +342,9 @@ async function publishBesideFailing(bench: Bench): Promise<FailingPublishResult>
 interface RetentionResult {
   prunedEvents: number;
   pruneSeconds: number;
+  /** Whether the pass removed the whole old history before `BENCH_RETENTION_DEADLINE_S` (else it was stopped then). */
+  finished: boolean;
+  prunedPerSecond: number;
   /** Delivery p99 at the steady rate with the old history present, before and while it is pruned. */
   baselineP99: number;
   pruningP99: number;
@@ -390,11 +394,21 @@ async function pruningUnderLoad(bench: Bench): Promise<RetentionResult> {
   const jobs = createMaintenance({ db: bench.db, prefix: 'herald_', owner: 'bench-retention', store, config: resolveConfig({}), logger: silentLogger, onRecovered: () => undefined });
   const pruneStarted = performance.now();
   let pruneSeconds = 0;
+  let finished = false;
+  let stopped = false;
   const pruning = jobs.retention().then((count) => {
     pruneSeconds = (performance.now() - pruneStarted) / 1000;
+    finished = !stopped;
     return count;
   });
-  const during = await phase(pruning);
+  // A store whose pass falls behind the inflow would never let the phase end: the pass is stopped
+  // (between two steps, as herald.close() stops it) at the deadline, and what it removed by then is the figure.
+  const deadline = new Promise<void>((done) => setTimeout(done, RETENTION_DEADLINE_MS).unref()).then(async () => {
+    if (finished) return;
+    stopped = true;
+    await jobs.stop();
+  });
+  const during = await phase(Promise.race([pruning, deadline]));
   const prunedEvents = await pruning;
   const afterPruning = await storedBytes(bench.db);
   // What should remain: the size before seeding, and what each event of the two phases added.
@@ -402,6 +416,8 @@ async function pruningUnderLoad(bench: Bench): Promise<RetentionResult> {
   return {
     prunedEvents,
     pruneSeconds: round(pruneSeconds, 1),
+    finished,
+    prunedPerSecond: round(prunedEvents / Math.max(pruneSeconds, 0.001), 1),
     baselineP99: baseline.p99,
     pruningP99: during.p99,
     p99IncreasePercent: round(((during.p99 - baseline.p99) / Math.max(1, baseline.p99)) * 100, 1),
@@ -415,9 +431,11 @@ const verdict = (ok: boolean): string => (ok ? 'met' : 'MISSED');
 
 function printRetentionTargets(r: RetentionResult): void {
   const line = (label: string, figure: string, target: string, ok: boolean) => console.log(`  ${label.padEnd(52)} ${figure.padEnd(22)} target ${target.padEnd(16)} ${verdict(ok)}`);
-  console.log(`  (f) pruned ${r.prunedEvents} settled events in ${r.pruneSeconds} s beside ${RETENTION_RATE} deliveries/s`);
+  const ended = r.finished ? 'all of them' : `stopped at the deadline (BENCH_RETENTION_DEADLINE_S), ${RETENTION_EVENTS - r.prunedEvents} left`;
+  console.log(`  (f) pruned ${r.prunedEvents} settled events in ${r.pruneSeconds} s beside ${RETENTION_RATE} deliveries/s: ${ended}`);
+  line('(f) pruned events/s vs the inflow', `${r.prunedPerSecond}/s vs ${RETENTION_RATE}/s`, '≥ 2×', r.prunedPerSecond >= 2 * RETENTION_RATE);
   line('(f) delivery p99 while pruning vs before', `${r.pruningP99} vs ${r.baselineP99} ms`, '≤ +20%', r.p99IncreasePercent <= 20);
-  line('(f) stored size after pruning vs retained', `${r.storedMb.afterPruning} vs ${r.storedMb.retained} MB`, '≤ +10%', r.aboveRetainedPercent <= 10);
+  line('(f) stored size after pruning vs retained', `${r.storedMb.afterPruning} vs ${r.storedMb.retained} MB`, '≤ +10%', r.finished && r.aboveRetainedPercent <= 10);
   line('(f) deliveries not received', String(r.lost), '0', r.lost === 0);
 }
 
