@@ -11,6 +11,8 @@ import { buildSubscriberBody } from '../src/model/payload.js';
 import { collectionsFor, type Collections } from '../src/storage/collections.js';
 import type { DeliveryDocument, EventDocument } from '../src/storage/documents.js';
 import { findRows } from '../src/model/delivery-rows.js';
+import { DeliveryStore } from '../src/engine/store/index.js';
+import { detectStoreCompat } from '../src/storage/compat.js';
 import { expectMatchesSchema } from './schema-check.js';
 import { schemas } from '../src/index.js';
 import { coreContextFor, openTestHerald, recordingEngine, rawDatabaseText, type TestHerald } from './helpers.js';
@@ -678,6 +680,31 @@ describe('cancellation, redeliver and retry', () => {
     expect(t.engine.notified).toBeGreaterThan(before);
     expect(await collections.events.findOne({ _id: event.eventId })).toMatchObject({ openDeliveries: 1, failedDeliveries: 0 });
     await expect(t.herald.events.redeliver(org, 'missing')).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  test('a redelivery that begins while retention removes its event keeps its queued row and its event', async () => {
+    await subscribe(org, 'redeliver-old', ['archive.*']);
+    const { event } = await t.herald.events.publish(org, { eventType: 'archive.made', aggregateId: 'a1', data: {} });
+    const [row] = await rowsOf(event.eventId);
+    await settleRow(row!._id, { status: 'DELIVERED', attempts: 1, nextAttemptAt: null });
+    const longAgo = new Date(Date.now() - 60 * 86_400_000);
+    await collections.events.updateOne({ _id: event.eventId }, { $set: { status: 'ALL_DELIVERED', openDeliveries: 0, createdAt: longAgo } });
+    // The redelivery runs between the step's read of old settled events and its deletes.
+    const store = new DeliveryStore(t.database.db, 'herald_', await detectStoreCompat(t.database.db));
+    const find = store.collections.events.find.bind(store.collections.events);
+    store.collections.events.find = ((...args: Parameters<typeof find>) => {
+      const cursor = find(...args);
+      const read = cursor.toArray.bind(cursor);
+      cursor.toArray = async () => {
+        const old = await read();
+        if (old.some((found) => found._id === event.eventId)) await t.herald.events.redeliver(org, event.eventId);
+        return old;
+      };
+      return cursor;
+    }) as typeof find;
+    expect(await store.purging.purgeFinishedBefore(new Date(Date.now() - 86_400_000), 10, { orgId: org.orgId, eventType: 'archive.made' })).toBe(0);
+    expect(await collections.queue.findOne({ _id: row!._id })).toMatchObject({ status: 'PENDING', eventId: event.eventId });
+    expect(await collections.events.findOne({ _id: event.eventId })).toMatchObject({ status: 'DISPATCHED', openDeliveries: 1 });
   });
 
   test('redeliver leaves rows of disabled subscribers alone', async () => {

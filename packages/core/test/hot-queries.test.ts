@@ -403,7 +403,7 @@ describe("the maintenance's reads of open events and their rows are served by an
   });
 });
 
-describe("retention's step deletes an event's rows, attempts and the event by equality where a `$in` decodes them all (FerretDB v1's path)", () => {
+describe("retention's step deletes an event's history rows, attempts and the event by equality where a `$in` decodes them all (FerretDB v1's path)", () => {
   const longAgo = new Date(Date.UTC(2001, 0, 1));
   const cutoff = new Date(Date.UTC(2002, 0, 1));
   const orgId = 'org-retained';
@@ -432,7 +432,8 @@ describe("retention's step deletes an event's rows, attempts and the event by eq
 
     const deletes = started.slice(from).filter((sent) => sent.commandName === 'delete');
     const filters = (collection: string) => deletes.filter((sent) => sent.command.delete === collection).flatMap((sent) => (sent.command.deletes as { q: Document }[]).map((statement) => statement.q));
-    for (const collection of ['herald_deliveries', 'herald_delivery_attempts', 'herald_delivery_queue']) {
+    expect(filters('herald_delivery_queue')).toEqual([]); // a settled event has no queued rows (engine/store/purging.ts)
+    for (const collection of ['herald_deliveries', 'herald_delivery_attempts']) {
       expect(filters(collection).map((filter) => filter.eventId).sort()).toEqual(['old-1', 'old-2']);
     }
     expect(filters('herald_events').map((filter) => filter._id).sort()).toEqual(['old-1', 'old-2']);
@@ -442,7 +443,6 @@ describe("retention's step deletes an event's rows, attempts and the event by eq
     const served = [
       ['herald_deliveries', /"Index Name":"[^"]*event_subscriber[^"]*_gin"/],
       ['herald_delivery_attempts', /"Index Name":"[^"]*_event_[^"]*_gin"/],
-      ['herald_delivery_queue', /"Index Name":"[^"]*event_subscriber_u[^"]*_gin"/],
       // PostgreSQL may take `_id`'s twin or that of `created` ({createdAt, _id}): either serves the equality.
       ['herald_events', /"Index Cond":"\(\([^"]*_jsonb -> '_id'::text\) @>/],
     ] as const;

@@ -11,11 +11,16 @@ const SETTLED: EventStatus[] = ['ALL_DELIVERED', 'FAILED'];
 
 export class PurgeStore extends StorePart {
   /**
-   * Deletes finished events older than the cutoff, with their rows and attempts: the
+   * Deletes finished events older than the cutoff, with their settled rows and attempts: the
    * `status_created` index finds them, the children's `eventId` indexes and then `_id` delete them;
    * three round trips in series where the store serves a `$in`, one equality per document where it
    * does not (deleteChildren). Children first, side by side, then the events: an interrupted step
    * leaves no orphans, only events it deletes next time.
+   *
+   * The queue is left alone: a settled event has no queued rows, except while a redelivery moves
+   * its rows back (deliveries/requeue.ts reopens the event, then queues them). One that begins
+   * after the events were read keeps its queued rows and its event, which is no longer settled
+   * when its delete comes; only the old history and attempts of that event go.
    */
   async purgeFinishedBefore(cutoff: Date, limit = 1_000, match: RetentionGroup['match'] | Record<string, never> = {}): Promise<number> {
     const old = await this.read(() =>
@@ -23,7 +28,7 @@ export class PurgeStore extends StorePart {
     );
     if (old.length === 0) return 0;
     const ids = old.map((event) => event._id);
-    await Promise.all([this.deleteChildren(this.collections.attempts, ids), this.deleteChildren(this.collections.queue, ids), this.deleteChildren(this.collections.deliveries, ids)]);
+    await Promise.all([this.deleteChildren(this.collections.attempts, ids), this.deleteChildren(this.collections.deliveries, ids)]);
     if (!this.compat.pointReads) return (await this.write(() => this.collections.events.deleteMany({ _id: { $in: ids }, status: { $in: SETTLED } }))).deletedCount;
     let deleted = 0;
     for (const part of chunks(ids, this.compat.maxWriteBatch)) {
