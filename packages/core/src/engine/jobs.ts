@@ -20,6 +20,7 @@ import { MongoBackend } from '@agendajs/mongo-backend';
 import type { Db } from 'mongodb';
 import { SUBSCRIBER_LIMITS } from '../schemas/subscribers.js';
 import type { EngineConfig } from './config.js';
+import { isEndedRunLockCheck } from './job-lock-check.js';
 import type { EngineLogger } from '../shared/logger.js';
 import type { DeliveryStore } from './store/index.js';
 
@@ -182,10 +183,12 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
         if (failures === 0) logger.error(fields, message);
         failures += 1;
       };
-      agenda.on('error', (error: Error) => failed({ err: error.message }, 'job scheduler error'));
       // Agenda starts a job again when a run outlives its lock; within this process the new run
       // is skipped while the old one still works, so a slow store never gets the same job twice.
       const running = new Set<string>();
+      agenda.on('error', (error: Error) => {
+        if (!isEndedRunLockCheck(error, running)) failed({ err: error.message }, 'job scheduler error');
+      });
       const guarded = (name: string, body: () => Promise<unknown>) => async (job: Job) => {
         if (running.has(name)) return;
         running.add(name);
