@@ -1,6 +1,6 @@
 // What the engine removes: settled events past their retention (with their rows and attempts), and
 // the short-lived documents of the FerretDB path (claims, sequence markers, write turns).
-import type { Collection, Filter } from 'mongodb';
+import type { AnyBulkWriteOperation, Collection, Document, Filter } from 'mongodb';
 import { chunks } from '../../model/event-counters.js';
 import type { StoredRetention } from '../../rules/retention-policy.js';
 import type { RetentionGroup } from '../../rules/retention-windows.js';
@@ -30,12 +30,10 @@ export class PurgeStore extends StorePart {
     const ids = old.map((event) => event._id);
     await Promise.all([this.deleteChildren(this.collections.attempts, ids), this.deleteChildren(this.collections.deliveries, ids)]);
     if (!this.compat.pointReads) return (await this.write(() => this.collections.events.deleteMany({ _id: { $in: ids }, status: { $in: SETTLED } }))).deletedCount;
-    let deleted = 0;
-    for (const part of chunks(ids, this.compat.maxWriteBatch)) {
-      const result = await this.write(() => this.collections.events.bulkWrite(part.map((_id) => ({ deleteOne: { filter: { _id, status: { $in: SETTLED } } } })), { ordered: false }));
-      deleted += result.deletedCount;
-    }
-    return deleted;
+    return this.deleteInCommands(
+      this.collections.events,
+      ids.map((_id) => ({ deleteOne: { filter: { _id, status: { $in: SETTLED } } } })),
+    );
   }
 
   /**
@@ -49,9 +47,19 @@ export class PurgeStore extends StorePart {
       await this.write(() => collection.deleteMany({ eventId: { $in: [...eventIds] } } as Filter<T>));
       return;
     }
-    for (const part of chunks(eventIds, this.compat.maxWriteBatch)) {
-      await this.write(() => collection.bulkWrite(part.map((eventId) => ({ deleteMany: { filter: { eventId } as Filter<T> } })), { ordered: false }));
+    await this.deleteInCommands(
+      collection,
+      eventIds.map((eventId) => ({ deleteMany: { filter: { eventId } as Filter<T> } })),
+    );
+  }
+
+  /** Unordered delete statements, at most `maxWriteBatch` to a command, one command at a time. */
+  private async deleteInCommands<T extends Document>(collection: Collection<T>, statements: AnyBulkWriteOperation<T>[]): Promise<number> {
+    let deleted = 0;
+    for (const part of chunks(statements, this.compat.maxWriteBatch)) {
+      deleted += (await this.write(() => collection.bulkWrite(part, { ordered: false }))).deletedCount;
     }
+    return deleted;
   }
 
   /** The organizations that set a retention policy of their own, with it. */
