@@ -284,15 +284,16 @@ export class Dispatcher implements FastPath {
     try {
       const { subscribers, events } = await this.deps.store.claims.loadForSend(chosen);
       this.lastStepAt = Date.now();
+      const sendable = await this.withoutOrphans(chosen, events);
       for (const [subscriberId, subscriber] of subscribers) this.slots.gates.learn(subscriberId, subscriber);
-      const longest = Math.max(0, ...chosen.map((row) => subscribers.get(row.subscriberId)?.timeoutMs ?? 0));
+      const longest = Math.max(0, ...sendable.map((row) => subscribers.get(row.subscriberId)?.timeoutMs ?? 0));
       const token = this.newToken();
-      const won = await this.deps.store.claims.claim(chosen, token, now, new Date(nowMs + longest + this.deps.config.leaseMarginMs), events);
+      const won = await this.deps.store.claims.claim(sendable, token, now, new Date(nowMs + longest + this.deps.config.leaseMarginMs), events);
       this.lastStepAt = Date.now();
       launched = new Set(won.map((row) => row._id));
       if (won.length > 0) this.lastKeptUpAt = this.lastStepAt;
       // Someone else is working the rows read ahead (another worker, a cancel, a retry): read afresh.
-      if (won.length < chosen.length) {
+      if (won.length < sendable.length) {
         this.window.clear();
         this.contention.lost(nowMs);
       }
@@ -312,6 +313,20 @@ export class Dispatcher implements FastPath {
       for (const row of chosen) if (!launched.has(row._id)) this.slots.occupy(row.subscriberId, -1);
     }
     return { taken: chosen.length, due };
+  }
+
+  /**
+   * Rows whose event is in the store. A queued row outlives its event only when a redelivery
+   * moves it back as retention or an erase removes that event: nothing can be sent for it, and
+   * claiming it would only let its lease run out again and again. It leaves the queue instead
+   * (an ordered key it headed is then freed by lease recovery's sweep of keys).
+   */
+  private async withoutOrphans(rows: readonly DeliveryDocument[], events: ReadonlyMap<string, SendableEvent>): Promise<DeliveryDocument[]> {
+    const orphans = rows.filter((row) => !events.has(row.eventId));
+    if (orphans.length === 0) return [...rows];
+    const removed = await this.deps.store.purging.removeQueuedRows(orphans.map((row) => row._id));
+    this.deps.logger.warn({ rows: orphans.length, removed }, 'removed queued deliveries whose event no longer exists (pruned or erased during a redelivery)');
+    return rows.filter((row) => events.has(row.eventId));
   }
 
   private payloadOrUndefined(event: SendableEvent): EventPayload | undefined {

@@ -1,5 +1,6 @@
-// What the engine removes: settled events past their retention (with their rows and attempts), and
-// the short-lived documents of the FerretDB path (claims, sequence markers, write turns).
+// What the engine removes: settled events past their retention (with their rows and attempts),
+// queued rows whose event is gone, and the short-lived documents of the FerretDB path (claims,
+// sequence markers, write turns).
 import type { AnyBulkWriteOperation, Collection, Document, Filter } from 'mongodb';
 import { chunks } from '../../model/event-counters.js';
 import type { StoredRetention } from '../../rules/retention-policy.js';
@@ -50,6 +51,16 @@ export class PurgeStore extends StorePart {
     await this.deleteInCommands(
       collection,
       eventIds.map((eventId) => ({ deleteMany: { filter: { eventId } as Filter<T> } })),
+    );
+  }
+
+  /** Queued rows still `PENDING`, by `_id`: one `$in`, or one equality each where `$in` is decoded in Go. */
+  async removeQueuedRows(rowIds: readonly string[]): Promise<number> {
+    const queue = this.collections.queue;
+    if (!this.compat.pointReads) return (await this.write(() => queue.deleteMany({ _id: { $in: [...rowIds] }, status: 'PENDING' }))).deletedCount;
+    return this.deleteInCommands(
+      queue,
+      rowIds.map((_id) => ({ deleteOne: { filter: { _id, status: 'PENDING' as const } } })),
     );
   }
 
