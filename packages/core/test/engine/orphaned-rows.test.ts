@@ -2,6 +2,8 @@
 // the event) can never be sent. The engine takes it out of the queue instead of claiming it again
 // at every lease's end, and an ordered key it headed goes on with its next delivery.
 import { afterEach, expect, test } from 'vitest';
+import { DeliveryStore } from '../../src/engine/store/index.js';
+import { detectStoreCompat } from '../../src/storage/compat.js';
 import { eventSettles, eventually, scope, startHarness, type Harness } from './support/harness.js';
 import { answer, startSink, type Sink } from './support/sink.js';
 
@@ -46,3 +48,14 @@ for (const ordering of ['none', 'aggregate'] as const) {
     expect(history).toEqual([]);
   }, 40_000);
 }
+
+test('only rows whose event the store does not hold are removed', async () => {
+  const { publisher, eventIds } = await publishedElsewhere('none', 'http://127.0.0.1:9/');
+  const db = publisher.database.db;
+  const store = new DeliveryStore(db, 'herald_', await detectStoreCompat(db));
+  const rows = await store.collections.queue.find({}).toArray();
+  expect(await store.purging.removeRowsWithoutEvent(rows)).toBe(0);
+  await store.collections.events.deleteOne({ _id: eventIds[0]! });
+  expect(await store.purging.removeRowsWithoutEvent(rows)).toBe(1);
+  expect((await store.collections.queue.find({}).toArray()).map((row) => row.eventId)).toEqual([eventIds[1]]);
+});

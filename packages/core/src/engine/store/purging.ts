@@ -6,6 +6,7 @@ import { chunks } from '../../model/event-counters.js';
 import type { StoredRetention } from '../../rules/retention-policy.js';
 import type { RetentionGroup } from '../../rules/retention-windows.js';
 import type { EventStatus } from '../../schemas/index.js';
+import type { DeliveryDocument } from '../../storage/documents.js';
 import { StorePart } from './part.js';
 
 const SETTLED: EventStatus[] = ['ALL_DELIVERED', 'FAILED'];
@@ -54,10 +55,23 @@ export class PurgeStore extends StorePart {
     );
   }
 
-  /** Queued rows still `PENDING`, by `_id`: one `$in`, or one equality each where `$in` is decoded in Go. */
-  async removeQueuedRows(rowIds: readonly string[]): Promise<number> {
+  /**
+   * Deletes the queued rows (still `PENDING`) whose event the primary does not hold; returns how
+   * many went. The caller found no event for them, maybe on a lagging secondary (a read preference
+   * in the connection string); the primary holds every event whose rows exist, as events are
+   * written before their rows. By `$in`, or one equality each where `$in` is decoded in Go.
+   */
+  async removeRowsWithoutEvent(rows: readonly Pick<DeliveryDocument, '_id' | 'eventId'>[]): Promise<number> {
+    const eventIds = [...new Set(rows.map((row) => row.eventId))];
+    const onPrimary = { projection: { _id: 1 }, readPreference: 'primary' } as const;
+    const found = this.compat.pointReads
+      ? (await Promise.all(eventIds.map((_id) => this.read(() => this.collections.events.findOne({ _id }, onPrimary))))).filter((event) => event !== null)
+      : await this.read(() => this.collections.events.find({ _id: { $in: eventIds } }, onPrimary).toArray());
+    const stored = new Set(found.map((event) => event._id));
+    const rowIds = rows.filter((row) => !stored.has(row.eventId)).map((row) => row._id);
+    if (rowIds.length === 0) return 0;
     const queue = this.collections.queue;
-    if (!this.compat.pointReads) return (await this.write(() => queue.deleteMany({ _id: { $in: [...rowIds] }, status: 'PENDING' }))).deletedCount;
+    if (!this.compat.pointReads) return (await this.write(() => queue.deleteMany({ _id: { $in: rowIds }, status: 'PENDING' }))).deletedCount;
     return this.deleteInCommands(
       queue,
       rowIds.map((_id) => ({ deleteOne: { filter: { _id, status: 'PENDING' as const } } })),
