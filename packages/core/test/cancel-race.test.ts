@@ -94,3 +94,45 @@ test('ferretdb-v1 path: while a cancellation moves a row, the engine cannot clai
   expect(await collections.queue.findOne({ _id: theirs._id })).toMatchObject({ status: 'IN_FLIGHT', leaseOwner: 'engine' });
   expect(await collections.deliveries.findOne({ _id: theirs._id })).toBeNull();
 });
+
+for (const store of ['mongodb', 'ferretdb-v1'] as StoreCompatName[]) {
+  test(`${store} path: a row the engine claims and settles while a cancellation reads it is counted once, by the engine`, async () => {
+    const compat = storeCompat(store);
+    const engine = storeCompat(store);
+    const subscriberId = `subscriber-settled-${store}`;
+    const row = deliveryRow(`settled-by-engine-${store}`, { subscriberId });
+    await collections.events.insertOne({ _id: row.eventId, orgId: 'acme', status: 'DISPATCHED', openDeliveries: 1, failedDeliveries: 0, createdAt: new Date(), updatedAt: new Date() } as never);
+    await collections.queue.insertOne(row);
+    // Right after the cancellation's read, the engine (which read the subscriber as disabled too)
+    // claims the row and settles it as cancelled: history copy, out of the queue, counters.
+    const raced: Collections = {
+      ...collections,
+      queue: new Proxy(collections.queue, {
+        get(real, property, receiver) {
+          if (property !== 'find') return Reflect.get(real, property, receiver);
+          return (...args: Parameters<typeof real.find>) => {
+            const cursor = real.find(...args);
+            const toArray = cursor.toArray.bind(cursor);
+            return Object.assign(cursor, {
+              toArray: async () => {
+                const found = await toArray();
+                if (found.some((doc) => doc._id === row._id && doc.status === 'PENDING')) {
+                  if (engine.uniqueKeyClaims) expect(await claimIncarnations(collections, engine, [row], 'engine', new Date())).toHaveLength(1);
+                  await real.updateOne({ _id: row._id, status: 'PENDING' }, { $set: { status: 'IN_FLIGHT', leaseOwner: 'engine' } });
+                  await collections.deliveries.insertOne({ ...row, status: 'FAILED', lastError: 'Cancelled by the engine', settledBy: 'engine-batch' });
+                  await real.deleteOne({ _id: row._id, leaseOwner: 'engine' });
+                  await collections.events.updateOne({ _id: row.eventId }, { $inc: { openDeliveries: -1, failedDeliveries: 1 }, $set: { status: 'FAILED' } });
+                }
+                return found;
+              },
+            });
+          };
+        },
+      }),
+    };
+    expect(await cancelPendingDeliveries(raced, compat, subscriberId, 'Cancelled', new Date())).toBe(0);
+    expect(await collections.events.findOne({ _id: row.eventId })).toMatchObject({ status: 'FAILED', openDeliveries: 0, failedDeliveries: 1 });
+    expect(await collections.queue.findOne({ _id: row._id })).toBeNull();
+    expect(await collections.deliveries.findOne({ _id: row._id })).toMatchObject({ status: 'FAILED', settledBy: 'engine-batch' });
+  });
+}

@@ -2,6 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Collections } from '../storage/collections.js';
 import type { StoreCompat } from '../storage/compat.js';
+import type { DeliveryDocument } from '../storage/documents.js';
 import { claimIncarnations } from '../storage/claims.js';
 import { applyEventDeltas, EventDeltas, rowDelta } from './event-counters.js';
 import { insertOrReplace } from './delivery-rows.js';
@@ -12,13 +13,15 @@ const PAGE = 1_000;
 /**
  * Disabling or deleting a subscriber cancels its rows that no attempt has claimed yet (PENDING):
  * they become FAILED with `reason` as lastError and move to the history, and their events'
- * counters follow. A row that is IN_FLIGHT is left to finish its attempt. A row the engine claims
- * between our read and our delete stays with the engine, whose settle replaces our copy; on MongoDB
- * our copy is taken back at once. Where conditional writes are not atomic (the seam's
- * `uniqueKeyClaims`, FerretDB v1) the rows' incarnations are claimed first, as the engine claims
- * them, so the engine cannot take a row we cancel; and our copy of a row we could not delete is
- * left for the engine's settle to replace, because a delete by filter there is decided first and
- * applied by `_id` after, and could remove the copy that settle has just written.
+ * counters follow. A row that is IN_FLIGHT is left to finish its attempt. The rows are taken first,
+ * as the engine claims them, so each row is cancelled by exactly one writer and counted once: on
+ * MongoDB by one conditional update that leases them to this cancellation (a crash leaves them to
+ * lease recovery, and the engine then cancels them itself); where conditional writes are not atomic
+ * (the seam's `uniqueKeyClaims`, FerretDB v1) by claiming their incarnations. A row the engine
+ * claimed first stays with the engine. Should a taken row still be queued after our delete (its
+ * lease ran out meanwhile), our copy is taken back on MongoDB; on FerretDB it is left for the
+ * engine's settle to replace, because a delete by filter there is decided first and applied by
+ * `_id` after, and could remove the copy that settle has just written.
  */
 export async function cancelPendingDeliveries(
   collections: Collections,
@@ -33,13 +36,14 @@ export async function cancelPendingDeliveries(
     const read = await compat.retry(() => collections.queue.find({ subscriberId, status: 'PENDING' }).limit(page).toArray());
     if (read.length === 0) return cancelled;
     const token = `cancel:${randomUUID()}`;
-    const pending = compat.uniqueKeyClaims ? await claimIncarnations(collections, compat, read, token, now) : read;
+    const pending = compat.uniqueKeyClaims ? await claimIncarnations(collections, compat, read, token, now) : await leaseForCancel(collections, compat, read, token, now);
     // Every row read was claimed by someone else meanwhile: the engine cancels what it claims.
     if (pending.length === 0) return cancelled;
-    const failed = pending.map((row) => ({ ...row, status: 'FAILED' as const, lastError: reason, nextAttemptAt: null, settledBy: token, updatedAt: now }));
+    const failed = pending.map((row) => ({ ...row, status: 'FAILED' as const, lastError: reason, nextAttemptAt: null, leaseOwner: null, leaseUntil: null, settledBy: token, updatedAt: now }));
     await insertOrReplace(collections.deliveries, failed, compat);
     const ids = pending.map((row) => row._id);
-    const removed = await compat.write(() => collections.queue.deleteMany({ _id: { $in: ids }, status: 'PENDING' }));
+    const ours = compat.uniqueKeyClaims ? { status: 'PENDING' as const } : { status: 'IN_FLIGHT' as const, leaseOwner: token };
+    const removed = await compat.write(() => collections.queue.deleteMany({ _id: { $in: ids }, ...ours }));
     let done = pending;
     if (removed.deletedCount < pending.length) {
       const claimed = new Set((await collections.queue.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((row) => row._id));
@@ -52,4 +56,22 @@ export async function cancelPendingDeliveries(
     cancelled += done.length;
     if (read.length < page) return cancelled;
   }
+}
+
+/** Longer than a page's two writes, each ended by the driver's socket timeout (60 s by default). */
+const CANCEL_LEASE_MS = 120_000;
+
+/**
+ * The rows still as read, leased to this cancellation by one conditional update (an `$or` of each
+ * row's expected state, as the engine's claim): the engine can no longer claim them, and a row it
+ * claimed first is not among them.
+ */
+async function leaseForCancel(collections: Collections, compat: StoreCompat, rows: readonly DeliveryDocument[], token: string, now: Date): Promise<DeliveryDocument[]> {
+  const filters = rows.map((row) => compat.byId<DeliveryDocument>(row._id, { status: 'PENDING', attempts: row.attempts, nextAttemptAt: row.nextAttemptAt }));
+  const lease = { status: 'IN_FLIGHT' as const, leaseOwner: token, leaseUntil: new Date(now.getTime() + CANCEL_LEASE_MS), updatedAt: now };
+  const { modifiedCount } = await compat.write(() => collections.queue.updateMany({ $or: filters }, { $set: lease }));
+  if (modifiedCount === rows.length) return [...rows];
+  const leased = await compat.retry(() => collections.queue.find({ _id: { $in: rows.map((row) => row._id) }, leaseOwner: token }, { projection: { _id: 1 } }).toArray());
+  const ids = new Set(leased.map((row) => row._id));
+  return rows.filter((row) => ids.has(row._id));
 }
