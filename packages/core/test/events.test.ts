@@ -707,6 +707,18 @@ describe('cancellation, redeliver and retry', () => {
     expect(await collections.events.findOne({ _id: event.eventId })).toMatchObject({ status: 'DISPATCHED', openDeliveries: 1 });
   });
 
+  test('a retry of a row the engine is settling leaves the engine its history copy', async () => {
+    await subscribe(org, 'mid-settle', ['ledger.*']);
+    const { event } = await t.herald.events.publish(org, { eventType: 'ledger.closed', aggregateId: 'l1', data: {} });
+    const [row] = await rowsOf(event.eventId);
+    // The engine has written its settled copy to the history; its queued copy goes next.
+    await collections.queue.updateOne({ _id: row!._id }, { $set: { status: 'IN_FLIGHT', leaseOwner: 'engine' } });
+    await collections.deliveries.insertOne({ ...row!, status: 'DELIVERED', attempts: 1, leaseOwner: null, settledBy: 'engine-batch', updatedAt: new Date() });
+    await t.herald.deliveries.retry(org, row!._id);
+    await collections.queue.deleteOne({ _id: row!._id, leaseOwner: 'engine' });
+    expect(await collections.deliveries.findOne({ _id: row!._id })).toMatchObject({ status: 'DELIVERED', settledBy: 'engine-batch' });
+  });
+
   test('redeliver leaves rows of disabled subscribers alone', async () => {
     await subscribe(org, 'redeliver-on', ['sync.*']);
     await subscribe(org, 'redeliver-off', ['sync.*']);

@@ -13,7 +13,7 @@
 import type { Filter } from 'mongodb';
 import type { CoreContext } from '../context.js';
 import { claimIncarnations } from '../storage/claims.js';
-import { anyOf } from '../storage/collections.js';
+import { anyOf, duplicateIndexes } from '../storage/collections.js';
 import type { DeliveryDocument } from '../storage/documents.js';
 import { applyEventDeltas, chunks, EventDeltas, recountEvents, rowDelta } from '../model/event-counters.js';
 
@@ -55,11 +55,12 @@ export async function requeueRows(context: CoreContext, filter: Filter<DeliveryD
   const deltas = new EventDeltas();
   for (const row of back) deltas.add(row.eventId, rowDelta(row.status, 'PENDING'));
   await applyEventDeltas(collections, compat, deltas, now);
-  if (back.length > 0 && !(await moveBackToQueue(context, back, fresh))) exact = false;
+  const moved = back.length > 0 ? await moveBackToQueue(context, back, fresh) : [];
+  if (moved.length < back.length) exact = false;
   // A row some other writer moved or claimed meanwhile was counted here all the same: recount.
   if (!exact) await recountEvents(collections, compat, [...new Set([...back, ...again].map((row) => row.eventId))], now);
   context.engine.notify();
-  return [...back, ...again].map((row) => row._id);
+  return [...moved, ...again].map((row) => row._id);
 }
 
 /**
@@ -75,12 +76,12 @@ async function claimedForRequeue<T extends Pick<DeliveryDocument, '_id' | 'attem
 
 const PARKED_MS = 10_000;
 
-/** Moves settled rows back to the queue, due now; false when some row was already queued again. */
-async function moveBackToQueue(context: CoreContext, rows: readonly DeliveryDocument[], fresh: Pick<DeliveryDocument, 'status' | 'nextAttemptAt' | 'leaseOwner' | 'leaseUntil' | 'updatedAt'>): Promise<boolean> {
+/** Moves settled rows back to the queue, due now; returns those moved (not those queued already). */
+async function moveBackToQueue(context: CoreContext, rows: readonly DeliveryDocument[], fresh: Pick<DeliveryDocument, 'status' | 'nextAttemptAt' | 'leaseOwner' | 'leaseUntil' | 'updatedAt'>): Promise<readonly DeliveryDocument[]> {
   const { collections, compat } = context;
   const now = fresh.updatedAt;
   const parked = compat.uniqueKeyClaims ? new Date(now.getTime() + PARKED_MS) : null;
-  let exact = true;
+  let moved = rows;
   try {
     await compat.write(() =>
       collections.queue.insertMany(
@@ -88,10 +89,15 @@ async function moveBackToQueue(context: CoreContext, rows: readonly DeliveryDocu
         { ordered: false },
       ),
     );
-  } catch {
-    exact = false; // some row is already queued again (a concurrent redelivery): counted afresh by the caller
+  } catch (error) {
+    // Some row is queued already: a concurrent redelivery, or an engine still settling the copy we
+    // read (its queued copy goes only after its history copy is written). That history copy stays;
+    // the caller recounts the events.
+    const duplicates = duplicateIndexes(error);
+    if (!duplicates) throw error;
+    moved = rows.filter((_row, index) => !duplicates.has(index));
   }
-  for (const part of chunks(rows, compat.maxWriteBatch)) {
+  for (const part of chunks(moved, compat.maxWriteBatch)) {
     await compat.write(() =>
       collections.deliveries.bulkWrite(
         part.map((row) => ({ deleteOne: { filter: { _id: row._id, attempts: row.attempts, updatedAt: row.updatedAt } } })),
@@ -99,10 +105,10 @@ async function moveBackToQueue(context: CoreContext, rows: readonly DeliveryDocu
       ),
     );
   }
-  if (parked) {
+  if (parked && moved.length > 0) {
     await compat.write(() =>
-      collections.queue.updateMany({ _id: anyOf(rows.map((row) => row._id)), status: 'PENDING', nextAttemptAt: parked }, { $set: { nextAttemptAt: now } }),
+      collections.queue.updateMany({ _id: anyOf(moved.map((row) => row._id)), status: 'PENDING', nextAttemptAt: parked }, { $set: { nextAttemptAt: now } }),
     );
   }
-  return exact;
+  return moved;
 }
