@@ -318,14 +318,14 @@ export class Dispatcher implements FastPath {
   /**
    * The rows whose event was found. A queued row outlives its event only when a redelivery moves
    * it back as retention or an erase removes that event: nothing can be sent for it, and claiming
-   * it would only let its lease run out again and again. It leaves the queue instead (an ordered
-   * key it headed is then freed by lease recovery's sweep of keys). Rows whose event the primary
-   * does hold stay queued for the next batch.
+   * it would only let its lease run out again and again. It leaves the queue instead, and the next
+   * row of an ordered key it headed may go. Rows whose event the primary does hold stay queued for
+   * the next batch.
    */
   private async withoutOrphans(rows: readonly DeliveryDocument[], events: ReadonlyMap<string, SendableEvent>): Promise<DeliveryDocument[]> {
     const orphans = rows.filter((row) => !events.has(row.eventId));
     if (orphans.length === 0) return [...rows];
-    const removed = await this.deps.store.purging.removeRowsWithoutEvent(orphans);
+    const removed = await this.deps.store.purging.removeRowsWithoutEvent(orphans, this.now());
     if (removed > 0) this.deps.logger.warn({ removed }, 'removed queued deliveries whose event no longer exists (pruned or erased during a redelivery)');
     return rows.filter((row) => events.has(row.eventId));
   }

@@ -55,22 +55,39 @@ export function afterSettle(rows: readonly OrderedRow[]): { done: Map<string, nu
 }
 
 /**
- * The sweep's choice: for each key whose queued rows are all held (none claimable, none in flight,
- * none waiting on a retry), its lowest held row. This is what frees a key after a crash between a
- * settle and its release, after a sequence number was handed out to a publish that never wrote its
- * row (a gap), or after the key's head was erased.
+ * A publish that took a sequence number may still be writing its row while a later number's row is
+ * already stored: its writes end within the driver's socket timeout (60 s by default).
  */
-export function stalledHeads(heldLowest: ReadonlyMap<string, { id: string; orderSeq: number }>, live: ReadonlySet<string>): string[] {
-  return [...heldLowest].filter(([key]) => !live.has(key)).map(([, row]) => row.id);
+export const GAP_GRACE_MS = 60_000;
+
+/** The lowest held row of a key, as the sweep reads it. */
+export interface LowestHeld {
+  id: string;
+  orderSeq: number;
+  createdAt?: Date | undefined;
+}
+
+/**
+ * The sweep's choice: for each key whose queued rows are all held (none claimable, none in flight,
+ * none waiting on a retry), its lowest held row, once nothing before it can still come. That is at
+ * once when the row before it settled (`done`, written before the release: a crash between the two),
+ * and after GAP_GRACE_MS otherwise: the row before it was erased, or its number went to a publish
+ * that never wrote its row (a gap) — or that is writing it still, which a release now would overtake.
+ */
+export function stalledHeads(heldLowest: ReadonlyMap<string, LowestHeld>, live: ReadonlySet<string>, done: ReadonlyMap<string, number>, now: Date): string[] {
+  const gapsBefore = now.getTime() - GAP_GRACE_MS;
+  return [...heldLowest]
+    .filter(([key, row]) => !live.has(key) && ((done.get(key) ?? 0) >= row.orderSeq - 1 || (row.createdAt?.getTime() ?? 0) < gapsBefore))
+    .map(([, row]) => row.id);
 }
 
 /** Lowest held row per key, from held rows in any order. */
-export function lowestPerKey(rows: ReadonlyArray<{ _id: string; orderKey?: string | undefined; orderSeq?: number | undefined }>): Map<string, { id: string; orderSeq: number }> {
-  const lowest = new Map<string, { id: string; orderSeq: number }>();
+export function lowestPerKey(rows: ReadonlyArray<{ _id: string; orderKey?: string | undefined; orderSeq?: number | undefined; createdAt?: Date | undefined }>): Map<string, LowestHeld> {
+  const lowest = new Map<string, LowestHeld>();
   for (const row of rows) {
     if (row.orderKey === undefined || row.orderSeq === undefined) continue;
     const current = lowest.get(row.orderKey);
-    if (!current || row.orderSeq < current.orderSeq) lowest.set(row.orderKey, { id: row._id, orderSeq: row.orderSeq });
+    if (!current || row.orderSeq < current.orderSeq) lowest.set(row.orderKey, { id: row._id, orderSeq: row.orderSeq, createdAt: row.createdAt });
   }
   return lowest;
 }

@@ -10,7 +10,7 @@ import type { Collections } from '../storage/collections.js';
 import { isDuplicateKeyError } from '../storage/collections.js';
 import type { StoreCompat } from '../storage/compat.js';
 import type { DeliveryDocument, OrderKeyDocument } from '../storage/documents.js';
-import { doneId, planKey, sequenceId } from './keys.js';
+import { afterSettle, doneId, planKey, sequenceId, type OrderedRow } from './keys.js';
 
 type Store = { collections: Collections; compat: StoreCompat };
 
@@ -58,6 +58,26 @@ export async function releaseSettledPredecessors(store: Store, held: readonly He
   const done = await readDone(store, held.map((head) => head.orderKey));
   const due = held.filter((head) => (done.get(head.orderKey) ?? 0) >= head.orderSeq - 1);
   return releaseRows(store, due, now);
+}
+
+/**
+ * Ordered rows that left the queue for good (settled, or removed with no event to send): each key's
+ * `done` moves up, then the next row of the key is released. In that order: a publisher that wrote a
+ * held row after this release looked for it reads `done` after writing, and releases the row itself.
+ * Returns how many rows were released.
+ */
+export async function passTurns(store: Store, rows: readonly OrderedRow[], now: Date, urgent = false): Promise<number> {
+  const { done, release } = afterSettle(rows);
+  if (done.size === 0) return 0;
+  await store.compat.write(
+    () =>
+      store.collections.orderKeys.bulkWrite(
+        [...done].map(([key, sequence]) => ({ updateOne: { filter: { _id: doneId(key) }, update: { $max: { done: sequence } }, upsert: true } })),
+        { ordered: false },
+      ),
+    urgent,
+  );
+  return releaseRows(store, release, now, urgent);
 }
 
 /** Gives held rows (by key and sequence) a due time, if they are still held. */

@@ -2,6 +2,9 @@
 // failures, a FAILED delivery letting the next of its key go (and saying so), other keys never held
 // back, unordered subscribers untouched, and ordering turned off releasing what was held.
 import { afterEach, expect, test } from 'vitest';
+import { DeliveryStore } from '../../src/engine/store/index.js';
+import { doneId, GAP_GRACE_MS } from '../../src/ordering/keys.js';
+import { detectStoreCompat } from '../../src/storage/compat.js';
 import { eventually, scope, startHarness, type Harness } from './support/harness.js';
 import { orderedHandler, outOfOrder } from './support/ordered-sink.js';
 import { startSink, type Sink } from './support/sink.js';
@@ -107,7 +110,7 @@ test('turning ordering off releases the rows held for their turn', async () => {
   expect(log.delivered.get('k')!.sort()).toEqual([2, 3]);
 }, 60_000);
 
-test('a key whose head left the queue without passing its turn on (crash, erase) is freed by the sweep', async () => {
+test('a key whose head settled without passing its turn on (a crash) is freed by the next sweep', async () => {
   let fail = true;
   const { handler, log } = orderedHandler(() => (fail ? 500 : 200));
   sink = await startSink(handler);
@@ -116,10 +119,26 @@ test('a key whose head left the queue without passing its turn on (crash, erase)
   const h = harness;
   for (let i = 0; i < 2; i += 1) await h.herald.events.publish(scope, { eventType: 'order.created', aggregateType: 'order', aggregateId: 'k', data: { i } });
   await eventually(async () => log.arrivals.get('k') ?? [], (numbers) => numbers.length === 1, 10_000);
-  // The head disappears as a crash between its settle and its release would leave the key.
+  // The head settles (its key's `done` written) and the process stops before it releases the next.
   await eventually(() => queued(h), (rows) => rows.some((row) => row.orderSeq === 1 && row.status === 'PENDING'));
+  const head = await h.database.db.collection<{ orderKey: string }>('herald_delivery_queue').findOne({ orderSeq: 1 });
+  await h.database.db.collection<{ _id: string; done: number }>('herald_order_keys').updateOne({ _id: doneId(head!.orderKey) }, { $max: { done: 1 } }, { upsert: true });
   await h.database.db.collection('herald_delivery_queue').deleteOne({ orderSeq: 1 });
   fail = false;
   await eventually(async () => log.delivered.get('k') ?? [], (numbers) => numbers.length === 1, 10_000);
   expect(log.delivered.get('k')).toEqual([2]);
 }, 60_000);
+
+test('a key missing the number before its lowest row (an erased row, a gap) is freed once that row can no longer come', async () => {
+  harness = await startHarness({ start: false });
+  await harness.herald.subscribers.create(scope, { displayName: 'gap', targetUrl: 'http://127.0.0.1:9/', events: ['order.*'], ordering: 'aggregate' });
+  const h = harness;
+  for (let i = 0; i < 3; i += 1) await h.herald.events.publish(scope, { eventType: 'order.created', aggregateType: 'order', aggregateId: 'k', data: { i } });
+  // Number 1's row is gone before it settled: erased, or its publish has not written it yet.
+  await h.database.db.collection('herald_delivery_queue').deleteOne({ orderSeq: 1 });
+  const store = new DeliveryStore(h.database.db, 'herald_', await detectStoreCompat(h.database.db));
+  expect(await store.recovery.releaseStalledKeys(new Date())).toBe(0);
+  expect((await queued(h)).every((row) => row.nextAttemptAt === null)).toBe(true);
+  expect(await store.recovery.releaseStalledKeys(new Date(Date.now() + GAP_GRACE_MS + 1_000))).toBe(1);
+  expect((await queued(h)).filter((row) => row.nextAttemptAt !== null).map((row) => row.orderSeq)).toEqual([2]);
+});

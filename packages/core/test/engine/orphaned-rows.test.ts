@@ -1,6 +1,6 @@
 // A queued row whose event is gone (a redelivery moving it back while retention or an erase removes
 // the event) can never be sent. The engine takes it out of the queue instead of claiming it again
-// at every lease's end, and an ordered key it headed goes on with its next delivery.
+// at every lease's end, and an ordered key it headed goes on with its next delivery at once.
 import { afterEach, expect, test } from 'vitest';
 import { DeliveryStore } from '../../src/engine/store/index.js';
 import { detectStoreCompat } from '../../src/storage/compat.js';
@@ -54,8 +54,8 @@ test('only rows whose event the store does not hold are removed', async () => {
   const db = publisher.database.db;
   const store = new DeliveryStore(db, 'herald_', await detectStoreCompat(db));
   const rows = await store.collections.queue.find({}).toArray();
-  expect(await store.purging.removeRowsWithoutEvent(rows)).toBe(0);
+  expect(await store.purging.removeRowsWithoutEvent(rows, new Date())).toBe(0);
   await store.collections.events.deleteOne({ _id: eventIds[0]! });
-  expect(await store.purging.removeRowsWithoutEvent(rows)).toBe(1);
+  expect(await store.purging.removeRowsWithoutEvent(rows, new Date())).toBe(1);
   expect((await store.collections.queue.find({}).toArray()).map((row) => row.eventId)).toEqual([eventIds[1]]);
 });

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest';
-import { afterSettle, lowestPerKey, orderKeyOf, parseOrderKey, planKey, stalledHeads } from '../../src/ordering/keys.js';
+import { afterSettle, GAP_GRACE_MS, lowestPerKey, orderKeyOf, parseOrderKey, planKey, stalledHeads } from '../../src/ordering/keys.js';
 
 describe('order keys', () => {
   test('a key names subscriber, aggregate type and id unambiguously, and parses back', () => {
@@ -48,7 +48,22 @@ describe('the sweep', () => {
       { _id: 'x' },
     ]);
     expect(Object.fromEntries(lowest)).toEqual({ k1: { id: 'a', orderSeq: 4 }, k2: { id: 'c', orderSeq: 9 }, k3: { id: 'd', orderSeq: 2 } });
-    expect(stalledHeads(lowest, new Set(['k2']))).toEqual(['a', 'd']);
-    expect(stalledHeads(lowest, new Set(['k1', 'k2', 'k3']))).toEqual([]);
+    const settledBefore = new Map([['k1', 3], ['k2', 8], ['k3', 1]]);
+    expect(stalledHeads(lowest, new Set(['k2']), settledBefore, new Date())).toEqual(['a', 'd']);
+    expect(stalledHeads(lowest, new Set(['k1', 'k2', 'k3']), settledBefore, new Date())).toEqual([]);
+  });
+
+  test('a head whose predecessor has not settled waits out the grace: that row may still be on its way', () => {
+    const now = new Date('2030-01-01T00:10:00Z');
+    const lowest = lowestPerKey([
+      { _id: 'fresh', orderKey: 'k1', orderSeq: 5, createdAt: new Date(now.getTime() - 1_000) },
+      { _id: 'old', orderKey: 'k2', orderSeq: 5, createdAt: new Date(now.getTime() - GAP_GRACE_MS - 1) },
+      { _id: 'first', orderKey: 'k3', orderSeq: 1, createdAt: now },
+      { _id: 'next', orderKey: 'k4', orderSeq: 7, createdAt: now },
+    ]);
+    // k1 and k2: number 4 never settled (a gap, an erased row, or a publish still writing it);
+    // k3: nothing comes before 1; k4: 6 settled, so its release was lost in a crash.
+    const done = new Map([['k1', 3], ['k2', 3], ['k4', 6]]);
+    expect(stalledHeads(lowest, new Set(), done, now)).toEqual(['old', 'first', 'next']);
   });
 });

@@ -4,8 +4,7 @@
 // next row of each ordered key whose row settled.
 import { insertOrReplace } from '../../model/delivery-rows.js';
 import { EventDeltas, rowDelta } from '../../model/event-counters.js';
-import { afterSettle, doneId } from '../../ordering/keys.js';
-import { releaseRows } from '../../ordering/sequences.js';
+import { passTurns } from '../../ordering/sequences.js';
 import type { Collections } from '../../storage/collections.js';
 import type { StoreCompat } from '../../storage/compat.js';
 import type { AttemptDocument, DeliveryDocument } from '../../storage/documents.js';
@@ -49,27 +48,10 @@ export class OutcomeStore extends StorePart {
     const deltas = new EventDeltas();
     for (const { row, fields } of applied) deltas.add(row.eventId, rowDelta('IN_FLIGHT', fields.status ?? 'IN_FLIGHT'));
     const [released] = await Promise.all([
-      this.advanceOrderedKeys(settled.map((outcome) => outcome.row), now),
+      passTurns(this, settled.map((outcome) => outcome.row), now, true),
       this.counters.apply(deltas, now),
     ]);
     return { written: applied.length, released };
-  }
-
-  /**
-   * Ordered rows settled (and left the queue): each key's `done` moves up, then the next row of the
-   * key is released. In that order: a publisher that wrote a held row after this release looked for
-   * it reads `done` after writing, and releases the row itself (ordering/sequences.ts).
-   */
-  private async advanceOrderedKeys(rows: readonly DeliveryDocument[], now: Date): Promise<number> {
-    const { done, release } = afterSettle(rows);
-    if (done.size === 0) return 0;
-    await this.write(() =>
-      this.collections.orderKeys.bulkWrite(
-        [...done].map(([key, sequence]) => ({ updateOne: { filter: { _id: doneId(key) }, update: { $max: { done: sequence } }, upsert: true } })),
-        { ordered: false },
-      ),
-    );
-    return releaseRows(this, release, now, true);
   }
 
   /** History first, then out of the queue: a crash in between leaves a copy, never no row. */

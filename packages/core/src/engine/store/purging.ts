@@ -7,6 +7,7 @@ import type { StoredRetention } from '../../rules/retention-policy.js';
 import type { RetentionGroup } from '../../rules/retention-windows.js';
 import type { EventStatus } from '../../schemas/index.js';
 import type { DeliveryDocument } from '../../storage/documents.js';
+import { passTurns } from '../../ordering/sequences.js';
 import { StorePart } from './part.js';
 
 const SETTLED: EventStatus[] = ['ALL_DELIVERED', 'FAILED'];
@@ -56,26 +57,29 @@ export class PurgeStore extends StorePart {
   }
 
   /**
-   * Deletes the queued rows (still `PENDING`) whose event the primary does not hold; returns how
-   * many went. The caller found no event for them, maybe on a lagging secondary (a read preference
-   * in the connection string); the primary holds every event whose rows exist, as events are
-   * written before their rows. By `$in`, or one equality each where `$in` is decoded in Go.
+   * Deletes the queued rows (still `PENDING`) whose event the primary does not hold, and passes on
+   * the turn of each ordered one; returns how many rows went. The caller found no event for them,
+   * maybe on a lagging secondary (a read preference in the connection string); the primary holds
+   * every event whose rows exist, as events are written before their rows. By `$in`, or one
+   * equality each where `$in` is decoded in Go.
    */
-  async removeRowsWithoutEvent(rows: readonly Pick<DeliveryDocument, '_id' | 'eventId'>[]): Promise<number> {
+  async removeRowsWithoutEvent(rows: readonly Pick<DeliveryDocument, '_id' | 'eventId' | 'orderKey' | 'orderSeq'>[], now: Date): Promise<number> {
     const eventIds = [...new Set(rows.map((row) => row.eventId))];
     const onPrimary = { projection: { _id: 1 }, readPreference: 'primary' } as const;
     const found = this.compat.pointReads
       ? (await Promise.all(eventIds.map((_id) => this.read(() => this.collections.events.findOne({ _id }, onPrimary))))).filter((event) => event !== null)
       : await this.read(() => this.collections.events.find({ _id: { $in: eventIds } }, onPrimary).toArray());
     const stored = new Set(found.map((event) => event._id));
-    const rowIds = rows.filter((row) => !stored.has(row.eventId)).map((row) => row._id);
-    if (rowIds.length === 0) return 0;
+    const orphans = rows.filter((row) => !stored.has(row.eventId));
+    if (orphans.length === 0) return 0;
+    const rowIds = orphans.map((row) => row._id);
     const queue = this.collections.queue;
-    if (!this.compat.pointReads) return (await this.write(() => queue.deleteMany({ _id: { $in: rowIds }, status: 'PENDING' }))).deletedCount;
-    return this.deleteInCommands(
-      queue,
-      rowIds.map((_id) => ({ deleteOne: { filter: { _id, status: 'PENDING' as const } } })),
-    );
+    const removed = this.compat.pointReads
+      ? await this.deleteInCommands(queue, rowIds.map((_id) => ({ deleteOne: { filter: { _id, status: 'PENDING' as const } } })))
+      : (await this.write(() => queue.deleteMany({ _id: { $in: rowIds }, status: 'PENDING' }))).deletedCount;
+    // Nothing can ever be sent for these rows: the next row of their keys may go.
+    await passTurns(this, orphans, now, true);
+    return removed;
   }
 
   /** Unordered delete statements, at most `maxWriteBatch` to a command, one command at a time. */

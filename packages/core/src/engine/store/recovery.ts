@@ -3,6 +3,7 @@
 // are all held. Each step is bounded and idempotent, so any replica may run it.
 import { recountEvents } from '../../model/event-counters.js';
 import { lowestPerKey, stalledHeads } from '../../ordering/keys.js';
+import { readDone } from '../../ordering/sequences.js';
 import { claimKey, type Collections } from '../../storage/collections.js';
 import type { StoreCompat } from '../../storage/compat.js';
 import type { EngineCounters } from './counters.js';
@@ -126,11 +127,15 @@ export class RecoveryStore extends StorePart {
 
   /**
    * The sweep of ordered keys (ordering/keys.ts stalledHeads): a key whose queued rows are all held
-   * gets its lowest one released. Returns how many keys were freed.
+   * gets its lowest one released once nothing before it can still come. Returns how many keys were
+   * freed.
    */
   async releaseStalledKeys(now: Date, limit = 5_000): Promise<number> {
     const held = await this.read(() =>
-      this.collections.queue.find({ status: 'PENDING', nextAttemptAt: null, orderKey: { $exists: true } }, { projection: { _id: 1, orderKey: 1, orderSeq: 1 } }).limit(limit).toArray(),
+      this.collections.queue
+        .find({ status: 'PENDING', nextAttemptAt: null, orderKey: { $exists: true } }, { projection: { _id: 1, orderKey: 1, orderSeq: 1, createdAt: 1 } })
+        .limit(limit)
+        .toArray(),
     );
     if (held.length === 0) return 0;
     const lowest = lowestPerKey(held);
@@ -139,7 +144,10 @@ export class RecoveryStore extends StorePart {
         .find({ orderKey: { $in: [...lowest.keys()] }, $or: [{ status: 'IN_FLIGHT' }, { nextAttemptAt: { $ne: null } }] }, { projection: { orderKey: 1 } })
         .toArray(),
     );
-    const ids = stalledHeads(lowest, new Set(live.map((row) => row.orderKey!)));
+    const liveKeys = new Set(live.map((row) => row.orderKey!));
+    const quiet = [...lowest.keys()].filter((key) => !liveKeys.has(key));
+    if (quiet.length === 0) return 0;
+    const ids = stalledHeads(lowest, liveKeys, await readDone(this, quiet, true), now);
     if (ids.length === 0) return 0;
     return this.updateRowsInState(
       ids.map((id) => ({ id, expected: { status: 'PENDING', nextAttemptAt: null } })),
