@@ -47,6 +47,7 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
   let sender: HttpSender | undefined;
   let dispatcher: Dispatcher | undefined;
   let stallWatch: StallWatch | undefined;
+  let counterFlush: NodeJS.Timeout | undefined;
   let running = false;
   let starting: Promise<void> | undefined;
   const totals = { delivered: 0, failed: 0, retried: 0 };
@@ -134,6 +135,16 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
           emit: (orgId, stall) => deps.emit?.(orgId, { type: OPERATIONAL_EVENTS.deliveryStalled, data: stall }, stall.stallId),
           readDeadlineMs: STALL_CHECK_READ_DEADLINE_MS,
         });
+        // Counter changes held in memory (FerretDB v1) are written within half the reconciliation's
+        // quiet time, whichever engine runs it: a recount must never precede a change it counted.
+        if (store.counters.held) {
+          const every = config.maintenanceIntervalMs / 4;
+          counterFlush = setInterval(() => {
+            const now = new Date();
+            store.counters.flushHeldSince(new Date(now.getTime() - every), now).catch((error: unknown) => deps.logger.warn({ err: { message: (error as Error).message } }, 'held event counters not written yet; retried shortly'));
+          }, every);
+          counterFlush.unref();
+        }
         await maintenance.start();
         running = true;
       })().finally(() => { starting = undefined; });
@@ -145,6 +156,8 @@ export function createDeliveryEngine(deps: EngineDeps): DeliveryEngine {
       running = false;
       stallWatch?.stop();
       stallWatch = undefined;
+      clearInterval(counterFlush);
+      counterFlush = undefined;
       await maintenance.stop();
       const current = dispatcher;
       if (current) {

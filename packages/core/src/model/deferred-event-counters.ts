@@ -2,7 +2,9 @@
 // the collection (`StoreCompat.deferredEventCounters`, FerretDB v1). Writing each outcome batch's
 // counter changes to the events collection would make every delivery pay for the whole event
 // history; instead this process adds the changes up per event and writes an event once, when its
-// status changes (its last open row settles, or a settled event reopens), or at shutdown.
+// status changes (its last open row settles, or a settled event reopens), or at shutdown — and at
+// the latest half a maintenance interval after a change (engine/index.ts), because another
+// process's reconciliation recounts an event whose rows have been quiet for a whole interval.
 //
 // Nothing is lost by keeping them in memory: the rows are written first and are the truth. After a
 // crash the event stays DISPATCHED and quiet, and the periodic reconciliation recounts it from its

@@ -102,8 +102,8 @@ export function countersFromRows(deliveryCount: number, statuses: ReadonlyMap<De
   return { open: open + Math.max(0, deliveryCount - rows), failed: statuses.get('FAILED') ?? 0 };
 }
 
-/** How many rows (queued and settled) of one event are in one status. */
-export type RowCount = { _id: { eventId: string; status: DeliveryStatus }; n: number };
+/** How many rows (queued and settled) of one event are in one status, and the latest change among them. */
+export type RowCount = { _id: { eventId: string; status: DeliveryStatus }; n: number; last: Date | null };
 type CountedEvent = { _id: string; deliveryCount?: number };
 
 /**
@@ -118,17 +118,22 @@ export async function rowsByStatus(collections: Collections, compat: StoreCompat
   if (compat.pointReads) {
     const perEvent = await Promise.all(
       eventIds.map(async (eventId) => {
-        const found = await Promise.all(rowCollections.map((rows) => compat.retry(() => rows.find({ eventId }, { projection: { status: 1 } }).toArray())));
-        const statuses = new Map<DeliveryStatus, number>();
-        for (const row of found.flat()) statuses.set(row.status, (statuses.get(row.status) ?? 0) + 1);
-        return [...statuses].map(([status, n]): RowCount => ({ _id: { eventId, status }, n }));
+        const found = await Promise.all(rowCollections.map((rows) => compat.retry(() => rows.find({ eventId }, { projection: { status: 1, updatedAt: 1 } }).toArray())));
+        const statuses = new Map<DeliveryStatus, RowCount>();
+        for (const row of found.flat()) {
+          const count = statuses.get(row.status) ?? { _id: { eventId, status: row.status }, n: 0, last: null };
+          count.n += 1;
+          if (count.last === null || row.updatedAt > count.last) count.last = row.updatedAt;
+          statuses.set(row.status, count);
+        }
+        return [...statuses.values()];
       }),
     );
     return perEvent.flat();
   }
   const pipeline = [
     { $match: { eventId: anyOf(eventIds) } },
-    { $group: { _id: { eventId: '$eventId', status: '$status' }, n: { $sum: 1 } } },
+    { $group: { _id: { eventId: '$eventId', status: '$status' }, n: { $sum: 1 }, last: { $max: '$updatedAt' } } },
   ];
   const grouped = await Promise.all(rowCollections.map((rows) => compat.retry(() => rows.aggregate<RowCount>(pipeline).toArray())));
   return grouped.flat();
@@ -142,10 +147,17 @@ async function plannedCounts(collections: Collections, compat: StoreCompat, even
   return found.filter((event): event is NonNullable<typeof event> => event !== null);
 }
 
-/** Recomputes the counters and status of these events from their rows (exact). */
-export async function recountEvents(collections: Collections, compat: StoreCompat, eventIds: readonly string[], now: Date): Promise<void> {
+/**
+ * Recomputes the counters and status of these events from their rows (exact). With
+ * `rowsQuietBefore`, an event with a row changed since is left as it is: the writer of that change
+ * may not have added it to the counters yet (an outcome's `$inc` follows its row writes; FerretDB
+ * v1's engines hold theirs in memory a while), and would add it again after the recount.
+ */
+export async function recountEvents(collections: Collections, compat: StoreCompat, eventIds: readonly string[], now: Date, rowsQuietBefore?: Date): Promise<void> {
   if (eventIds.length === 0) return;
-  const [rows, events] = await Promise.all([rowsByStatus(collections, compat, eventIds), plannedCounts(collections, compat, eventIds)]);
+  const [rows, planned] = await Promise.all([rowsByStatus(collections, compat, eventIds), plannedCounts(collections, compat, eventIds)]);
+  const busy = new Set(rowsQuietBefore ? rows.filter((group) => group.last !== null && group.last >= rowsQuietBefore).map((group) => group._id.eventId) : []);
+  const events = planned.filter((event) => !busy.has(event._id));
   const byEvent = new Map<string, Map<DeliveryStatus, number>>();
   for (const group of rows) {
     const statuses = byEvent.get(group._id.eventId) ?? new Map<DeliveryStatus, number>();

@@ -91,13 +91,16 @@ export class RecoveryStore extends StorePart {
 
   /**
    * Repairs the counters of events left DISPATCHED and quiet (a worker died between writing rows
-   * and their event's counters): recounts a page of them from their rows, from `after` on.
+   * and their event's counters): recounts a page of them from their rows, from `after` on. An
+   * event whose rows changed within `quietMs` is left for a later pass: every engine writes the
+   * counter changes it holds within half that time (engine/index.ts), so by then they are written.
    */
   async reconcileEvents(now: Date, quietMs: number, after: Date, limit = 200): Promise<{ checked: number; cursor: Date }> {
-    await this.counters.flushHeldSince(new Date(now.getTime() - quietMs), now);
+    const quietBefore = new Date(now.getTime() - quietMs);
+    await this.counters.flushHeldSince(quietBefore, now);
     const events = await this.read(() =>
       this.collections.events
-        .find({ status: 'DISPATCHED', updatedAt: { $gt: after, $lt: new Date(now.getTime() - quietMs) } }, { projection: { _id: 1, updatedAt: 1 } })
+        .find({ status: 'DISPATCHED', updatedAt: { $gt: after, $lt: quietBefore } }, { projection: { _id: 1, updatedAt: 1 } })
         .sort({ updatedAt: 1 })
         .limit(limit)
         .toArray(),
@@ -110,7 +113,7 @@ export class RecoveryStore extends StorePart {
       const busy = await this.eventsWithQueuedRows(stranded.map((event) => event._id));
       stranded = stranded.filter((event) => !busy.has(event._id));
     }
-    await recountEvents(this.collections, this.compat, stranded.map((event) => event._id), now);
+    await recountEvents(this.collections, this.compat, stranded.map((event) => event._id), now, quietBefore);
     const last = events.at(-1);
     // A short page means we reached the end: start over next time.
     return { checked: events.length, cursor: events.length === limit && last ? last.updatedAt : new Date(0) };
