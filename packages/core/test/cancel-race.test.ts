@@ -6,7 +6,8 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { openTestDatabase, type TestDatabase } from '../../../test/support/mongo.js';
 import { claimIncarnations } from '../src/storage/claims.js';
 import { collectionsFor, type Collections } from '../src/storage/collections.js';
-import { storeCompat, type StoreCompatName } from '../src/storage/compat.js';
+import { detectStoreCompat, storeCompat, type StoreCompatName } from '../src/storage/compat.js';
+import { DeliveryStore } from '../src/engine/store/index.js';
 import type { DeliveryDocument } from '../src/storage/documents.js';
 import { insertOrReplace } from '../src/model/delivery-rows.js';
 import { cancelPendingDeliveries } from '../src/model/event-status.js';
@@ -136,3 +137,17 @@ for (const store of ['mongodb', 'ferretdb-v1'] as StoreCompatName[]) {
     expect(await collections.deliveries.findOne({ _id: row._id })).toMatchObject({ status: 'FAILED', settledBy: 'engine-batch' });
   });
 }
+
+test('rows a cancellation leased and never deleted (it stopped) go back to PENDING with no attempt counted', async () => {
+  const store = new DeliveryStore(database.db, 'herald_', await detectStoreCompat(database.db));
+  const past = new Date(Date.now() - 1_000);
+  const row = deliveryRow('leased-by-cancel', { status: 'IN_FLIGHT', attempts: 2, leaseOwner: 'cancel:stopped', leaseUntil: past });
+  const attempted = deliveryRow('leased-by-attempt', { status: 'IN_FLIGHT', attempts: 2, leaseOwner: 'engine/1/x', leaseUntil: past });
+  await collections.queue.insertMany([row, attempted]);
+  expect(await store.recovery.recoverExpiredLeases(new Date())).toBe(2);
+  expect(await collections.queue.findOne({ _id: row._id })).toMatchObject({ status: 'PENDING', attempts: 2, leaseOwner: null });
+  expect(await collections.attempts.countDocuments({ deliveryId: row._id })).toBe(0);
+  // An attempt's expired lease is an interrupted attempt: counted and recorded.
+  expect(await collections.queue.findOne({ _id: attempted._id })).toMatchObject({ status: 'PENDING', attempts: 3 });
+  expect(await collections.attempts.countDocuments({ deliveryId: attempted._id })).toBe(1);
+});

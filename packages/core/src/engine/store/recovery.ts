@@ -2,6 +2,7 @@
 // events whose counters a stopped worker left behind their rows, and ordered keys whose queued rows
 // are all held. Each step is bounded and idempotent, so any replica may run it.
 import { recountEvents } from '../../model/event-counters.js';
+import { isCancellationLease } from '../../model/event-status.js';
 import { lowestPerKey, stalledHeads } from '../../ordering/keys.js';
 import { readDone } from '../../ordering/sequences.js';
 import { claimKey, type Collections } from '../../storage/collections.js';
@@ -29,13 +30,19 @@ export class RecoveryStore extends StorePart {
       this.collections.queue.find({ status: 'IN_FLIGHT', leaseUntil: { $lt: now } }, { projection: { _id: 1, eventId: 1, subscriberId: 1, orgId: 1, attempts: 1, leaseOwner: 1, updatedAt: 1 } }).limit(limit).toArray(),
     );
     if (expired.length === 0) return 0;
-    const recovered = await this.updateRowsInState(
-      expired.map((row) => ({ id: row._id, expected: { status: 'IN_FLIGHT', leaseOwner: row.leaseOwner ?? null } })),
-      { $set: { status: 'PENDING', nextAttemptAt: now, leaseOwner: null, leaseUntil: null, lastError: INTERRUPTED, updatedAt: now }, $inc: { attempts: 1 } },
-    );
+    // A cancellation that stopped before deleting its rows leased them without attempting them.
+    const cancelled = expired.filter((row) => isCancellationLease(row.leaseOwner));
+    const interrupted = expired.filter((row) => !isCancellationLease(row.leaseOwner));
+    const leaseOf = (rows: typeof expired) => rows.map((row) => ({ id: row._id, expected: { status: 'IN_FLIGHT' as const, leaseOwner: row.leaseOwner ?? null } }));
+    const [returned, recovered] = await Promise.all([
+      cancelled.length > 0 ? this.updateRowsInState(leaseOf(cancelled), { $set: { status: 'PENDING', nextAttemptAt: now, leaseOwner: null, leaseUntil: null, updatedAt: now } }) : 0,
+      interrupted.length > 0
+        ? this.updateRowsInState(leaseOf(interrupted), { $set: { status: 'PENDING', nextAttemptAt: now, leaseOwner: null, leaseUntil: null, lastError: INTERRUPTED, updatedAt: now }, $inc: { attempts: 1 } })
+        : 0,
+    ]);
     await insertAttempts(
       this,
-      expired.map((row) => ({
+      interrupted.map((row) => ({
         _id: `${row._id}:${row.leaseOwner ?? 'none'}:interrupted`,
         deliveryId: row._id,
         eventId: row.eventId,
@@ -50,7 +57,7 @@ export class RecoveryStore extends StorePart {
         responseBodySnippet: null,
       })),
     );
-    return recovered;
+    return returned + recovered;
   }
 
   /**
