@@ -66,7 +66,8 @@ export async function completeFanOut(context: CoreContext, event: EventDocument)
   const { collections, compat } = context;
   const planned = event.subscriberIds ?? [];
   if (planned.length === 0) return 0;
-  const existing = await compat.retry(() => findRows<DeliveryDocument>(collections, { eventId: event._id }, { subscriberId: 1 }));
+  // Read again once if a row is missing: it may have been moving between the two collections.
+  const existing = await compat.retry(() => findRows<DeliveryDocument>(collections, { eventId: event._id }, { subscriberId: 1 }, planned.length));
   const have = new Set(existing.map((row) => row.subscriberId));
   const missing = planned.filter((id) => !have.has(id));
   if (missing.length === 0) return 0;
