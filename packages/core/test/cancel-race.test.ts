@@ -24,6 +24,26 @@ afterAll(async () => {
   await database.close();
 });
 
+/** The queue, with `afterRead` run after each of its reads returns (a writer acting at that moment). */
+function queueWithHook(afterRead: (found: DeliveryDocument[]) => Promise<void>): Collections['queue'] {
+  return new Proxy(collections.queue, {
+    get(real, property, receiver) {
+      if (property !== 'find') return Reflect.get(real, property, receiver);
+      return (...args: Parameters<typeof real.find>) => {
+        const cursor = real.find(...args);
+        const toArray = cursor.toArray.bind(cursor);
+        return Object.assign(cursor, {
+          toArray: async () => {
+            const found = await toArray();
+            await afterRead(found);
+            return found;
+          },
+        });
+      };
+    },
+  });
+}
+
 for (const store of ['mongodb', 'ferretdb-v1'] as StoreCompatName[]) {
   test(`${store} path: a settle whose stored copy is removed between its insert and its replace still stores the row`, async () => {
     const compat = storeCompat(store);
@@ -58,24 +78,11 @@ test('ferretdb-v1 path: while a cancellation moves a row, the engine cannot clai
   let engineWonMine: DeliveryDocument[] | undefined;
   const raced: Collections = {
     ...collections,
-    queue: new Proxy(collections.queue, {
-      get(real, property, receiver) {
-        if (property !== 'find') return Reflect.get(real, property, receiver);
-        return (...args: Parameters<typeof real.find>) => {
-          const cursor = real.find(...args);
-          const toArray = cursor.toArray.bind(cursor);
-          return Object.assign(cursor, {
-            toArray: async () => {
-              const found = await toArray();
-              if (found.some((doc) => doc._id === theirs._id && doc.status === 'PENDING')) {
-                await claimIncarnations(collections, engine, [theirs], 'engine', new Date());
-                await real.updateOne({ _id: theirs._id }, { $set: { status: 'IN_FLIGHT', leaseOwner: 'engine' } });
-              }
-              return found;
-            },
-          });
-        };
-      },
+    queue: queueWithHook(async (found) => {
+      if (found.some((doc) => doc._id === theirs._id && doc.status === 'PENDING')) {
+        await claimIncarnations(collections, engine, [theirs], 'engine', new Date());
+        await collections.queue.updateOne({ _id: theirs._id }, { $set: { status: 'IN_FLIGHT', leaseOwner: 'engine' } });
+      }
     }),
     deliveries: new Proxy(collections.deliveries, {
       get(real, property, receiver) {
@@ -108,27 +115,13 @@ for (const store of ['mongodb', 'ferretdb-v1'] as StoreCompatName[]) {
     // claims the row and settles it as cancelled: history copy, out of the queue, counters.
     const raced: Collections = {
       ...collections,
-      queue: new Proxy(collections.queue, {
-        get(real, property, receiver) {
-          if (property !== 'find') return Reflect.get(real, property, receiver);
-          return (...args: Parameters<typeof real.find>) => {
-            const cursor = real.find(...args);
-            const toArray = cursor.toArray.bind(cursor);
-            return Object.assign(cursor, {
-              toArray: async () => {
-                const found = await toArray();
-                if (found.some((doc) => doc._id === row._id && doc.status === 'PENDING')) {
-                  if (engine.uniqueKeyClaims) expect(await claimIncarnations(collections, engine, [row], 'engine', new Date())).toHaveLength(1);
-                  await real.updateOne({ _id: row._id, status: 'PENDING' }, { $set: { status: 'IN_FLIGHT', leaseOwner: 'engine' } });
-                  await collections.deliveries.insertOne({ ...row, status: 'FAILED', lastError: 'Cancelled by the engine', settledBy: 'engine-batch' });
-                  await real.deleteOne({ _id: row._id, leaseOwner: 'engine' });
-                  await collections.events.updateOne({ _id: row.eventId }, { $inc: { openDeliveries: -1, failedDeliveries: 1 }, $set: { status: 'FAILED' } });
-                }
-                return found;
-              },
-            });
-          };
-        },
+      queue: queueWithHook(async (found) => {
+        if (!found.some((doc) => doc._id === row._id && doc.status === 'PENDING')) return;
+        if (engine.uniqueKeyClaims) expect(await claimIncarnations(collections, engine, [row], 'engine', new Date())).toHaveLength(1);
+        await collections.queue.updateOne({ _id: row._id, status: 'PENDING' }, { $set: { status: 'IN_FLIGHT', leaseOwner: 'engine' } });
+        await collections.deliveries.insertOne({ ...row, status: 'FAILED', lastError: 'Cancelled by the engine', settledBy: 'engine-batch' });
+        await collections.queue.deleteOne({ _id: row._id, leaseOwner: 'engine' });
+        await collections.events.updateOne({ _id: row.eventId }, { $inc: { openDeliveries: -1, failedDeliveries: 1 }, $set: { status: 'FAILED' } });
       }),
     };
     expect(await cancelPendingDeliveries(raced, compat, subscriberId, 'Cancelled', new Date())).toBe(0);
