@@ -34,11 +34,10 @@ export class RecoveryStore extends StorePart {
     const cancelled = expired.filter((row) => isCancellationLease(row.leaseOwner));
     const interrupted = expired.filter((row) => !isCancellationLease(row.leaseOwner));
     const leaseOf = (rows: typeof expired) => rows.map((row) => ({ id: row._id, expected: { status: 'IN_FLIGHT' as const, leaseOwner: row.leaseOwner ?? null } }));
+    const pending = { status: 'PENDING' as const, nextAttemptAt: now, leaseOwner: null, leaseUntil: null, updatedAt: now };
     const [returned, recovered] = await Promise.all([
-      cancelled.length > 0 ? this.updateRowsInState(leaseOf(cancelled), { $set: { status: 'PENDING', nextAttemptAt: now, leaseOwner: null, leaseUntil: null, updatedAt: now } }) : 0,
-      interrupted.length > 0
-        ? this.updateRowsInState(leaseOf(interrupted), { $set: { status: 'PENDING', nextAttemptAt: now, leaseOwner: null, leaseUntil: null, lastError: INTERRUPTED, updatedAt: now }, $inc: { attempts: 1 } })
-        : 0,
+      this.updateRowsInState(leaseOf(cancelled), { $set: pending }),
+      this.updateRowsInState(leaseOf(interrupted), { $set: { ...pending, lastError: INTERRUPTED }, $inc: { attempts: 1 } }),
     ]);
     await insertAttempts(
       this,
