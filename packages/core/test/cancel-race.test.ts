@@ -144,3 +144,35 @@ test('rows a cancellation leased and never deleted (it stopped) go back to PENDI
   expect(await collections.queue.findOne({ _id: attempted._id })).toMatchObject({ status: 'PENDING', attempts: 3 });
   expect(await collections.attempts.countDocuments({ deliveryId: attempted._id })).toBe(1);
 });
+
+test('mongodb path: a cancellation whose lease ran out while it stalled leaves the row to the engine that took it over and settled it', async () => {
+  const compat = storeCompat('mongodb');
+  const store = new DeliveryStore(database.db, 'herald_', compat);
+  const subscriberId = 'subscriber-stalled-cancel';
+  const row = deliveryRow('stalled-cancel', { subscriberId, attempts: 1 });
+  await collections.events.insertOne({ _id: row.eventId, orgId: 'acme', status: 'DISPATCHED', deliveryCount: 1, openDeliveries: 1, failedDeliveries: 0, createdAt: new Date(), updatedAt: new Date() } as never);
+  await collections.queue.insertOne(row);
+  // Once the cancellation has leased the row and before it writes its copy, its lease runs out:
+  // recovery returns the row, and the engine claims, delivers and settles it.
+  const raced: Collections = {
+    ...collections,
+    deliveries: new Proxy(collections.deliveries, {
+      get(real, property, receiver) {
+        if (property !== 'insertMany') return Reflect.get(real, property, receiver);
+        return async (...args: Parameters<typeof real.insertMany>) => {
+          await collections.queue.updateOne({ _id: row._id }, { $set: { leaseUntil: new Date(Date.now() - 1_000) } });
+          expect(await store.recovery.recoverExpiredLeases(new Date())).toBe(1);
+          const now = new Date();
+          const due = (await collections.queue.findOne({ _id: row._id }))!;
+          const [claimed] = await store.claims.claim([due], 'engine/took-over', now, new Date(now.getTime() + 60_000));
+          expect(claimed).toMatchObject({ _id: row._id, status: 'IN_FLIGHT', attempts: 1 });
+          await store.outcomes.writeOutcomes([{ row: claimed!, fields: { status: 'DELIVERED', attempts: 2, lastHttpStatus: 200, deliveredAt: now, lastAttemptAt: now, updatedAt: now } }], now);
+          return real.insertMany(...args);
+        };
+      },
+    }),
+  };
+  expect(await cancelPendingDeliveries(raced, compat, subscriberId, 'Cancelled', new Date())).toBe(0);
+  expect(await collections.deliveries.findOne({ _id: row._id })).toMatchObject({ status: 'DELIVERED', attempts: 2 });
+  expect(await collections.events.findOne({ _id: row.eventId })).toMatchObject({ status: 'ALL_DELIVERED', openDeliveries: 0, failedDeliveries: 0 });
+});

@@ -4,9 +4,9 @@
 // from the queue) and a redelivery moves it back, so the cost of claiming and recording never
 // grows with the history. A crash between the two writes can leave a row in both for a moment;
 // readers then take the queue's copy, the live one.
-import type { Document, Filter, MongoBulkWriteError } from 'mongodb';
+import type { Collection, Document, Filter } from 'mongodb';
 import type { Collections } from '../storage/collections.js';
-import { DUPLICATE_KEY } from '../storage/collections.js';
+import { duplicateIndexes } from '../storage/collections.js';
 import type { DeliveryDocument } from '../storage/documents.js';
 import type { StoreCompat } from '../storage/compat.js';
 
@@ -46,13 +46,16 @@ export async function findRow(collections: Collections, id: string, projection?:
 }
 
 /**
- * Inserts rows, replacing any stored copy with the same id (a row settled twice, e.g. by a worker
- * whose lease had expired and by the one that took it over: the later write wins). A copy that is
- * gone by the time it is replaced (a cancellation taking back its copy of a row the engine
- * claimed) is inserted all the same: the replace upserts. The replaces go
- * `maxWriteBatch` statements per command (compat.ts: on FerretDB v1 a command holds a pooled
- * connection per statement, and a thousand replaces after two cancellations of the same rows
- * exhausted the pool for good).
+ * Inserts rows into the history, replacing a stored copy of the same row unless that copy records
+ * more attempts. A worker whose lease expired settles late, after lease recovery counted its attempt
+ * and another worker took the row over: the copy that worker wrote has more attempts and stands.
+ * A copy with as many attempts is the same incarnation moved again (a crash between a settle's two
+ * writes, a cancellation or redelivery racing a move): the later write wins. A copy that is gone by
+ * the time it is replaced (a cancellation taking back its copy of a row the engine claimed) is
+ * inserted all the same: the replace upserts. Whether a writer's copy stood is read afterwards
+ * (`settledByUs`). The replaces go `maxWriteBatch` statements per command (compat.ts: on FerretDB
+ * v1 a command holds a pooled connection per statement, and a thousand replaces after two
+ * cancellations of the same rows exhausted the pool for good).
  */
 export async function insertOrReplace(
   target: Collections['deliveries'],
@@ -64,13 +67,46 @@ export async function insertOrReplace(
   try {
     await compat.write(() => target.insertMany([...rows], { ordered: false }), urgent);
   } catch (error) {
-    const writeErrors = (error as Partial<MongoBulkWriteError>).writeErrors;
-    const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
-    if (list.length === 0 || list.some((writeError) => writeError.code !== DUPLICATE_KEY)) throw error;
-    const again = list.map((writeError) => rows[writeError.index]!);
+    const duplicates = duplicateIndexes(error);
+    if (!duplicates) throw error;
+    const again = rows.filter((_row, index) => duplicates.has(index));
     for (let start = 0; start < again.length; start += compat.maxWriteBatch) {
       const chunk = again.slice(start, start + compat.maxWriteBatch);
-      await compat.write(() => target.bulkWrite(chunk.map((row) => ({ replaceOne: { filter: { _id: row._id }, replacement: row, upsert: true } })), { ordered: false }), urgent);
+      const replaces = chunk.map((row) => ({ replaceOne: { filter: { _id: row._id, attempts: { $lte: row.attempts } }, replacement: row, upsert: true } }));
+      try {
+        await compat.write(() => target.bulkWrite(replaces, { ordered: false }), urgent);
+      } catch (replaceError) {
+        // The upsert of a row whose stored copy has more attempts collides with that copy, which stands.
+        if (!duplicateIndexes(replaceError)) throw replaceError;
+      }
     }
   }
+}
+
+/**
+ * Which of the rows a writer moved into the history (its copies marked `settledBy: mark`) it did
+ * settle, when its delete from the queue removed fewer than it wrote: a row still queued belongs to
+ * whoever holds it now, and a row gone from the queue is the writer's only while the history holds
+ * its copy (a writer that took the row over wrote its own). Also returns the rows still queued.
+ * Read by `$in`, or by `_id` one at a time where a `$in` decodes every row stored (compat.ts
+ * pointReads): this runs only when a lease was lost.
+ */
+export async function settledByUs(
+  collections: Collections,
+  compat: Pick<StoreCompat, 'retry' | 'pointReads'>,
+  ids: readonly string[],
+  mark: string,
+): Promise<{ ours: Set<string>; queued: Set<string> }> {
+  const readByIds = async <T extends Document>(rows: Collection<DeliveryDocument>, projection: Document): Promise<T[]> => {
+    if (!compat.pointReads) return compat.retry(() => rows.find({ _id: { $in: [...ids] } }, { projection }).toArray()) as Promise<unknown[]> as Promise<T[]>;
+    const found = await Promise.all(ids.map((_id) => compat.retry(() => rows.findOne({ _id }, { projection }))));
+    return found.filter((row) => row !== null) as unknown[] as T[];
+  };
+  const [queued, copies] = await Promise.all([
+    readByIds<Pick<DeliveryDocument, '_id'>>(collections.queue, { _id: 1 }),
+    readByIds<Pick<DeliveryDocument, '_id' | 'settledBy'>>(collections.deliveries, { _id: 1, settledBy: 1 }),
+  ]);
+  const stillQueued = new Set(queued.map((row) => row._id));
+  const ours = new Set(copies.flatMap((row) => (row.settledBy === mark && !stillQueued.has(row._id) ? [row._id] : [])));
+  return { ours, queued: stillQueued };
 }

@@ -1,11 +1,11 @@
 // Cancelling the rows of a subscriber that was disabled or deleted.
 import { randomUUID } from 'node:crypto';
-import type { Collections } from '../storage/collections.js';
+import { anyOf, type Collections } from '../storage/collections.js';
 import type { StoreCompat } from '../storage/compat.js';
 import type { DeliveryDocument } from '../storage/documents.js';
 import { claimIncarnations } from '../storage/claims.js';
 import { applyEventDeltas, EventDeltas, rowDelta } from './event-counters.js';
-import { insertOrReplace } from './delivery-rows.js';
+import { insertOrReplace, settledByUs } from './delivery-rows.js';
 
 /** Rows cancelled per round (at most the store's write batch); a larger backlog takes several. */
 const PAGE = 1_000;
@@ -46,9 +46,9 @@ export async function cancelPendingDeliveries(
     const removed = await compat.write(() => collections.queue.deleteMany({ _id: { $in: ids }, ...ours }));
     let done = pending;
     if (removed.deletedCount < pending.length) {
-      const claimed = new Set((await collections.queue.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((row) => row._id));
-      if (!compat.uniqueKeyClaims) await compat.write(() => collections.deliveries.deleteMany({ _id: { $in: [...claimed] }, settledBy: token }));
-      done = pending.filter((row) => !claimed.has(row._id));
+      const { ours, queued } = await settledByUs(collections, compat, ids, token);
+      if (!compat.uniqueKeyClaims && queued.size > 0) await compat.write(() => collections.deliveries.deleteMany({ _id: anyOf([...queued]), settledBy: token }));
+      done = pending.filter((row) => ours.has(row._id));
     }
     const deltas = new EventDeltas();
     for (const row of done) deltas.add(row.eventId, rowDelta('PENDING', 'FAILED'));

@@ -2,10 +2,10 @@
 // updates the row in the queue; a settled row (DELIVERED, FAILED) is written to the history and then
 // leaves the queue; then the attempt records, the counters of the events whose rows settled, and the
 // next row of each ordered key whose row settled.
-import { insertOrReplace } from '../../model/delivery-rows.js';
+import { insertOrReplace, settledByUs } from '../../model/delivery-rows.js';
 import { EventDeltas, rowDelta } from '../../model/event-counters.js';
 import { passTurns } from '../../ordering/sequences.js';
-import type { Collections } from '../../storage/collections.js';
+import { anyOf, type Collections } from '../../storage/collections.js';
 import type { StoreCompat } from '../../storage/compat.js';
 import type { AttemptDocument, DeliveryDocument } from '../../storage/documents.js';
 import type { EngineCounters } from './counters.js';
@@ -75,11 +75,11 @@ export class OutcomeStore extends StorePart {
       this.collections.queue.deleteMany({ _id: { $in: ids }, status: 'IN_FLIGHT', leaseOwner: { $in: owners } }),
     );
     if (removed.deletedCount === outcomes.length) return [...outcomes];
-    // Some leases were taken over: those rows are someone else's now; take our copies back.
-    const kept = await this.read(() => this.collections.queue.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray());
-    const notOurs = new Set(kept.map((row) => row._id));
-    await this.write(() => this.collections.deliveries.deleteMany({ _id: { $in: [...notOurs] }, settledBy: batch }));
-    return outcomes.filter(({ row }) => !notOurs.has(row._id));
+    // Some leases were taken over: those rows are someone else's now. Our copies of those still
+    // queued are taken back; a row settled since carries the copy of the worker that settled it.
+    const { ours, queued } = await settledByUs(this.collections, this.compat, ids, batch);
+    if (queued.size > 0) await this.write(() => this.collections.deliveries.deleteMany({ _id: anyOf([...queued]), settledBy: batch }));
+    return outcomes.filter(({ row }) => ours.has(row._id));
   }
 
   /**
