@@ -1,7 +1,7 @@
 // herald.events and herald.deliveries against a real MongoDB-wire server.
 import { decryptFields } from '@herald/receiver';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { MongoClient, type CommandStartedEvent, type Document } from 'mongodb';
+import { Collection, MongoClient, type CommandStartedEvent, type Document } from 'mongodb';
 import { startTcpProxy } from '../../../test/support/tcp-proxy.js';
 import { ConflictError, createHerald, NotFoundError, ValidationError, type Scope } from '../src/index.js';
 import { createKeyCache } from '../src/engine/keys.js';
@@ -11,6 +11,7 @@ import { buildSubscriberBody } from '../src/model/payload.js';
 import { collectionsFor, type Collections } from '../src/storage/collections.js';
 import type { DeliveryDocument, EventDocument } from '../src/storage/documents.js';
 import { findRows } from '../src/model/delivery-rows.js';
+import { applyEventDeltas, EventDeltas, rowDelta } from '../src/model/event-counters.js';
 import { DeliveryStore } from '../src/engine/store/index.js';
 import { detectStoreCompat } from '../src/storage/compat.js';
 import { expectMatchesSchema } from './schema-check.js';
@@ -717,6 +718,35 @@ describe('cancellation, redeliver and retry', () => {
     await t.herald.deliveries.retry(org, row!._id);
     await collections.queue.deleteOne({ _id: row!._id, leaseOwner: 'engine' });
     expect(await collections.deliveries.findOne({ _id: row!._id })).toMatchObject({ status: 'DELIVERED', settledBy: 'engine-batch' });
+  });
+
+  test('a retry colliding with a settle whose counter change is still to come leaves the counters exact', async () => {
+    await subscribe(org, 'mid-count', ['till.*']);
+    const { event } = await t.herald.events.publish(org, { eventType: 'till.closed', aggregateId: 't1', data: {} });
+    const [row] = await rowsOf(event.eventId);
+    const context = coreContextFor(t);
+    // The engine has written its settled copy; as the retry's queue insert collides with its queued
+    // copy, the engine deletes that copy, and its counter change comes after the retry returns.
+    await collections.queue.updateOne({ _id: row!._id }, { $set: { status: 'IN_FLIGHT', leaseOwner: 'engine' } });
+    await collections.deliveries.insertOne({ ...row!, status: 'DELIVERED', attempts: 1, leaseOwner: null, settledBy: 'engine-batch', updatedAt: new Date() });
+    const insertMany = Collection.prototype.insertMany;
+    Collection.prototype.insertMany = async function (this: Collection, ...args: Parameters<typeof insertMany>) {
+      try {
+        return await insertMany.apply(this, args);
+      } finally {
+        if (this.collectionName.endsWith('delivery_queue')) await collections.queue.deleteOne({ _id: row!._id, leaseOwner: 'engine' });
+      }
+    } as typeof insertMany;
+    try {
+      await t.herald.deliveries.retry(org, row!._id);
+    } finally {
+      Collection.prototype.insertMany = insertMany;
+    }
+    expect(await collections.queue.findOne({ _id: row!._id })).toBeNull();
+    const deltas = new EventDeltas();
+    deltas.add(event.eventId, rowDelta('IN_FLIGHT', 'DELIVERED'));
+    await applyEventDeltas(collections, context.compat, deltas, new Date());
+    expect(await collections.events.findOne({ _id: event.eventId })).toMatchObject({ status: 'ALL_DELIVERED', openDeliveries: 0, failedDeliveries: 0 });
   });
 
   test('redeliver leaves rows of disabled subscribers alone', async () => {

@@ -15,7 +15,7 @@ import type { CoreContext } from '../context.js';
 import { claimIncarnations } from '../storage/claims.js';
 import { anyOf, duplicateIndexes } from '../storage/collections.js';
 import type { DeliveryDocument } from '../storage/documents.js';
-import { applyEventDeltas, chunks, EventDeltas, recountEvents, rowDelta } from '../model/event-counters.js';
+import { applyEventDeltas, chunks, EventDeltas, rowDelta } from '../model/event-counters.js';
 
 export async function requeueRows(context: CoreContext, filter: Filter<DeliveryDocument>): Promise<string[]> {
   const { collections, compat } = context;
@@ -36,17 +36,16 @@ export async function requeueRows(context: CoreContext, filter: Filter<DeliveryD
   if (back.length + again.length === 0) return [];
   const now = context.now();
   const fresh = { status: 'PENDING' as const, nextAttemptAt: now, leaseOwner: null, leaseUntil: null, updatedAt: now };
-  let exact = true;
   if (again.length > 0) {
     // Each waiting row's own attempts start its new budget. Chunked like every multi-statement write.
+    // A row someone changed meanwhile (claimed, cancelled) is simply not re-dated: no counter moves.
     for (const part of chunks(again, compat.maxWriteBatch)) {
-      const result = await compat.write(() =>
+      await compat.write(() =>
         collections.queue.bulkWrite(
           part.map((row) => ({ updateOne: { filter: compat.byId<DeliveryDocument>(row._id, { status: 'PENDING', attempts: row.attempts, nextAttemptAt: row.nextAttemptAt }), update: { $set: { ...fresh, retryBudgetFrom: row.attempts } } } })),
           { ordered: false },
         ),
       );
-      if (result.modifiedCount !== part.length) exact = false;
     }
   }
   // The events' counters first, then the rows: an engine that sends a moved row reads its event
@@ -56,9 +55,15 @@ export async function requeueRows(context: CoreContext, filter: Filter<DeliveryD
   for (const row of back) deltas.add(row.eventId, rowDelta(row.status, 'PENDING'));
   await applyEventDeltas(collections, compat, deltas, now);
   const moved = back.length > 0 ? await moveBackToQueue(context, back, fresh) : [];
-  if (moved.length < back.length) exact = false;
-  // A row some other writer moved or claimed meanwhile was counted here all the same: recount.
-  if (!exact) await recountEvents(collections, compat, [...new Set([...back, ...again].map((row) => row.eventId))], now);
+  if (moved.length < back.length) {
+    // A row queued already was counted back by whoever queued it (another redelivery), or is still
+    // counted open by the engine settling it: take back what was added for it. A recount here
+    // would race that engine's own change of the counters, still to come.
+    const undo = new EventDeltas();
+    const movedIds = new Set(moved.map((row) => row._id));
+    for (const row of back) if (!movedIds.has(row._id)) undo.add(row.eventId, rowDelta('PENDING', row.status));
+    await applyEventDeltas(collections, compat, undo, now);
+  }
   context.engine.notify();
   return [...moved, ...again].map((row) => row._id);
 }
