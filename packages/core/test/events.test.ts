@@ -319,6 +319,23 @@ describe('sensitive fields', () => {
     expect(await rowsOf(event.eventId)).toMatchObject([{ status: 'FAILED', lastError: expect.stringMatching(/deleted/) }]);
     expect(await collections.events.findOne({ _id: event.eventId })).toMatchObject({ status: 'FAILED', openDeliveries: 0, failedDeliveries: 1 });
   });
+
+  test('two replicas completing one fan-out at once write each row once and count it once', async () => {
+    const context = coreContextFor(t);
+    const orgScope = { orgId: 'org-crash-twice' };
+    await subscribe(orgScope, 'staying', ['twice.*']);
+    const leaving = await subscribe(orgScope, 'leaving', ['twice.*']);
+    const { event } = await t.herald.events.publish(orgScope, { eventType: 'twice.done', aggregateId: 't', data: {} });
+    await collections.queue.deleteMany({ eventId: event.eventId });
+    await t.herald.subscribers.update(orgScope, leaving.id, { enabled: false });
+    const stored = (await collections.events.findOne({ _id: event.eventId }))!;
+    const written = await Promise.all([completeFanOut(context, stored), completeFanOut(coreContextFor(t), stored)]);
+    expect(written[0]! + written[1]!).toBe(2);
+    const rows = await collections.deliveries.find({ eventId: event.eventId }).toArray();
+    expect(rows).toMatchObject([{ status: 'FAILED', lastError: expect.stringMatching(/disabled/) }]);
+    expect(await collections.queue.countDocuments({ eventId: event.eventId })).toBe(1);
+    expect(await collections.events.findOne({ _id: event.eventId })).toMatchObject({ status: 'DISPATCHED', openDeliveries: 1, failedDeliveries: 1 });
+  });
 });
 
 describe('publish cost', () => {

@@ -13,7 +13,8 @@
 import type { Filter } from 'mongodb';
 import type { CoreContext } from '../context.js';
 import { claimIncarnations } from '../storage/claims.js';
-import { anyOf, duplicateIndexes } from '../storage/collections.js';
+import { anyOf } from '../storage/collections.js';
+import { insertAbsent } from '../model/delivery-rows.js';
 import type { DeliveryDocument } from '../storage/documents.js';
 import { applyEventDeltas, chunks, EventDeltas, rowDelta } from '../model/event-counters.js';
 
@@ -86,22 +87,15 @@ async function moveBackToQueue(context: CoreContext, rows: readonly DeliveryDocu
   const { collections, compat } = context;
   const now = fresh.updatedAt;
   const parked = compat.uniqueKeyClaims ? new Date(now.getTime() + PARKED_MS) : null;
-  let moved = rows;
-  try {
-    await compat.write(() =>
-      collections.queue.insertMany(
-        rows.map((row) => ({ ...row, ...fresh, nextAttemptAt: parked ?? now, retryBudgetFrom: row.attempts, settledBy: null })),
-        { ordered: false },
-      ),
-    );
-  } catch (error) {
-    // Some row is queued already: a concurrent redelivery, or an engine still settling the copy we
-    // read (its queued copy goes only after its history copy is written). That history copy stays;
-    // the caller recounts the events.
-    const duplicates = duplicateIndexes(error);
-    if (!duplicates) throw error;
-    moved = rows.filter((_row, index) => !duplicates.has(index));
-  }
+  // A row queued already is left out: a concurrent redelivery, or an engine still settling the copy
+  // we read (its queued copy goes only after its history copy is written). That history copy stays.
+  const queued = await insertAbsent(
+    collections.queue,
+    rows.map((row) => ({ ...row, ...fresh, nextAttemptAt: parked ?? now, retryBudgetFrom: row.attempts, settledBy: null })),
+    compat,
+  );
+  const queuedIds = new Set(queued.map((row) => row._id));
+  const moved = rows.filter((row) => queuedIds.has(row._id));
   for (const part of chunks(moved, compat.maxWriteBatch)) {
     await compat.write(() =>
       collections.deliveries.bulkWrite(

@@ -45,6 +45,24 @@ export async function findRow(collections: Collections, id: string, projection?:
   return (await read()) ?? read();
 }
 
+/** Inserts rows, leaving out those another writer stored first (a duplicate key); returns those inserted. */
+export async function insertAbsent(
+  target: Collections['queue'] | Collections['deliveries'],
+  rows: readonly DeliveryDocument[],
+  compat: Pick<StoreCompat, 'write'>,
+  urgent = false,
+): Promise<readonly DeliveryDocument[]> {
+  if (rows.length === 0) return rows;
+  try {
+    await compat.write(() => target.insertMany([...rows], { ordered: false }), urgent);
+    return rows;
+  } catch (error) {
+    const duplicates = duplicateIndexes(error);
+    if (!duplicates) throw error;
+    return rows.filter((_row, index) => !duplicates.has(index));
+  }
+}
+
 /**
  * Inserts rows into the history, replacing a stored copy of the same row unless that copy records
  * more attempts. A worker whose lease expired settles late, after lease recovery counted its attempt
@@ -63,22 +81,18 @@ export async function insertOrReplace(
   compat: Pick<StoreCompat, 'write' | 'maxWriteBatch'>,
   urgent = false,
 ): Promise<void> {
-  if (rows.length === 0) return;
-  try {
-    await compat.write(() => target.insertMany([...rows], { ordered: false }), urgent);
-  } catch (error) {
-    const duplicates = duplicateIndexes(error);
-    if (!duplicates) throw error;
-    const again = rows.filter((_row, index) => duplicates.has(index));
-    for (let start = 0; start < again.length; start += compat.maxWriteBatch) {
-      const chunk = again.slice(start, start + compat.maxWriteBatch);
-      const replaces = chunk.map((row) => ({ replaceOne: { filter: { _id: row._id, attempts: { $lte: row.attempts } }, replacement: row, upsert: true } }));
-      try {
-        await compat.write(() => target.bulkWrite(replaces, { ordered: false }), urgent);
-      } catch (replaceError) {
-        // The upsert of a row whose stored copy has more attempts collides with that copy, which stands.
-        if (!duplicateIndexes(replaceError)) throw replaceError;
-      }
+  const inserted = await insertAbsent(target, rows, compat, urgent);
+  if (inserted.length === rows.length) return;
+  const insertedIds = new Set(inserted.map((row) => row._id));
+  const again = rows.filter((row) => !insertedIds.has(row._id));
+  for (let start = 0; start < again.length; start += compat.maxWriteBatch) {
+    const chunk = again.slice(start, start + compat.maxWriteBatch);
+    const replaces = chunk.map((row) => ({ replaceOne: { filter: { _id: row._id, attempts: { $lte: row.attempts } }, replacement: row, upsert: true } }));
+    try {
+      await compat.write(() => target.bulkWrite(replaces, { ordered: false }), urgent);
+    } catch (replaceError) {
+      // The upsert of a row whose stored copy has more attempts collides with that copy, which stands.
+      if (!duplicateIndexes(replaceError)) throw replaceError;
     }
   }
 }
