@@ -62,7 +62,7 @@ for (const store of ['mongodb', 'ferretdb-v1'] as StoreCompatName[]) {
         };
       },
     });
-    await insertOrReplace(target, [deliveryRow(id, { status: 'FAILED', lastError: 'the engine settled it', settledBy: 'engine-batch' })], compat);
+    await insertOrReplace(target, [deliveryRow(id, { status: 'FAILED', lastError: 'the engine settled it', settledBy: 'engine-batch' })], () => new Date(), compat);
     expect(await collections.deliveries.findOne({ _id: id })).toMatchObject({ lastError: 'the engine settled it', settledBy: 'engine-batch' });
   });
 }

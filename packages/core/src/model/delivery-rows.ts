@@ -64,34 +64,37 @@ export async function insertAbsent(
 }
 
 /**
- * Inserts rows into the history, replacing a stored copy of the same row unless that copy records
- * more attempts. A worker whose lease expired settles late, after lease recovery counted its attempt
- * and another worker took the row over: the copy that worker wrote has more attempts and stands.
- * A copy with as many attempts is the same incarnation moved again (a crash between a settle's two
- * writes, a cancellation or redelivery racing a move): the later write wins. A copy that is gone by
- * the time it is replaced (a cancellation taking back its copy of a row the engine claimed) is
- * inserted all the same: the replace upserts. Whether a writer's copy stood is read afterwards
- * (`settledByUs`). The replaces go `maxWriteBatch` statements per command (compat.ts: on FerretDB
- * v1 a command holds a pooled connection per statement, and a thousand replaces after two
- * cancellations of the same rows exhausted the pool for good).
+ * Inserts copies into the history, each replacing a stored copy of the same row only if that copy
+ * was written before the writer took the row (`takenAt`: its claim, a cancellation's lease). A copy
+ * written since is the settle of a writer that took the row over after this one lost it (its lease
+ * ran out and lease recovery returned the row), and it stands. Older copies are the same row moved
+ * again (a crash between a settle's two writes, a redelivery racing a move): the later write wins.
+ * The two times come from different processes' clocks; a lease's length (the attempt's timeout plus
+ * its margin) lies between them, more than any clock skew. A copy that is gone by the time it is
+ * replaced (a cancellation taking back its copy of a row the engine claimed) is inserted all the
+ * same: the replace upserts. Whether a writer's copy stood is read afterwards (`settledByUs`). The
+ * replaces go `maxWriteBatch` statements per command (compat.ts: on FerretDB v1 a command holds a
+ * pooled connection per statement, and a thousand replaces after two cancellations of the same rows
+ * exhausted the pool for good).
  */
 export async function insertOrReplace(
   target: Collections['deliveries'],
-  rows: readonly DeliveryDocument[],
+  copies: readonly DeliveryDocument[],
+  takenAt: (copy: DeliveryDocument) => Date,
   compat: Pick<StoreCompat, 'write' | 'maxWriteBatch'>,
   urgent = false,
 ): Promise<void> {
-  const inserted = await insertAbsent(target, rows, compat, urgent);
-  if (inserted.length === rows.length) return;
+  const inserted = await insertAbsent(target, copies, compat, urgent);
+  if (inserted.length === copies.length) return;
   const insertedIds = new Set(inserted.map((row) => row._id));
-  const again = rows.filter((row) => !insertedIds.has(row._id));
+  const again = copies.filter((row) => !insertedIds.has(row._id));
   for (let start = 0; start < again.length; start += compat.maxWriteBatch) {
     const chunk = again.slice(start, start + compat.maxWriteBatch);
-    const replaces = chunk.map((row) => ({ replaceOne: { filter: { _id: row._id, attempts: { $lte: row.attempts } }, replacement: row, upsert: true } }));
+    const replaces = chunk.map((row) => ({ replaceOne: { filter: { _id: row._id, updatedAt: { $lt: takenAt(row) } }, replacement: row, upsert: true } }));
     try {
       await compat.write(() => target.bulkWrite(replaces, { ordered: false }), urgent);
     } catch (replaceError) {
-      // The upsert of a row whose stored copy has more attempts collides with that copy, which stands.
+      // The upsert of a row whose stored copy is newer collides with that copy, which stands.
       if (!duplicateIndexes(replaceError)) throw replaceError;
     }
   }
@@ -116,10 +119,10 @@ export async function settledByUs(
     const found = await Promise.all(ids.map((_id) => compat.retry(() => rows.findOne({ _id }, { projection }))));
     return found.filter((row) => row !== null) as unknown[] as T[];
   };
-  const [queued, copies] = await Promise.all([
-    readByIds<Pick<DeliveryDocument, '_id'>>(collections.queue, { _id: 1 }),
-    readByIds<Pick<DeliveryDocument, '_id' | 'settledBy'>>(collections.deliveries, { _id: 1, settledBy: 1 }),
-  ]);
+  // The queue first: a row that leaves it after this read has its settling writer's copy in the
+  // history before it leaves, so the history read then shows that copy.
+  const queued = await readByIds<Pick<DeliveryDocument, '_id'>>(collections.queue, { _id: 1 });
+  const copies = await readByIds<Pick<DeliveryDocument, '_id' | 'settledBy'>>(collections.deliveries, { _id: 1, settledBy: 1 });
   const stillQueued = new Set(queued.map((row) => row._id));
   const ours = new Set(copies.flatMap((row) => (row.settledBy === mark && !stillQueued.has(row._id) ? [row._id] : [])));
   return { ours, queued: stillQueued };

@@ -40,7 +40,7 @@ export async function cancelPendingDeliveries(
     // Every row read was claimed by someone else meanwhile: the engine cancels what it claims.
     if (pending.length === 0) return cancelled;
     const failed = pending.map((row) => ({ ...row, status: 'FAILED' as const, lastError: reason, nextAttemptAt: null, leaseOwner: null, leaseUntil: null, settledBy: token, updatedAt: now }));
-    await insertOrReplace(collections.deliveries, failed, compat);
+    await insertOrReplace(collections.deliveries, failed, () => now, compat);
     const ids = pending.map((row) => row._id);
     const ours = compat.uniqueKeyClaims ? { status: 'PENDING' as const } : { status: 'IN_FLIGHT' as const, leaseOwner: token };
     const removed = await compat.write(() => collections.queue.deleteMany({ _id: { $in: ids }, ...ours }));

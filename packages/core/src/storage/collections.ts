@@ -131,6 +131,6 @@ export async function upsertWithRetry<T>(upsert: () => Promise<T>, attempts = 3)
 export function duplicateIndexes(error: unknown): Set<number> | undefined {
   const writeErrors = (error as Partial<MongoBulkWriteError>).writeErrors;
   const list = Array.isArray(writeErrors) ? writeErrors : writeErrors ? [writeErrors] : [];
-  if (list.length === 0 || list.some((writeError) => writeError.code !== DUPLICATE_KEY)) return undefined;
+  if (list.length === 0 || list.some((writeError) => !isDuplicateKeyError({ code: writeError.code, message: writeError.errmsg }))) return undefined;
   return new Set(list.map((writeError) => writeError.index));
 }

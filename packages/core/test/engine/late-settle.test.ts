@@ -9,6 +9,7 @@ import { RecoveryStore } from '../../src/engine/store/recovery.js';
 import { collectionsFor, type Collections } from '../../src/storage/collections.js';
 import { storeCompat, type StoreCompatName } from '../../src/storage/compat.js';
 import type { DeliveryDocument } from '../../src/storage/documents.js';
+import { cancelPendingDeliveries } from '../../src/model/event-status.js';
 import { deliveryRow } from '../support/delivery-row.js';
 
 let database: TestDatabase;
@@ -95,5 +96,19 @@ for (const store of ['mongodb', 'ferretdb-v1'] as StoreCompatName[]) {
     };
     expect(await settle(store, late, raced)).toMatchObject({ written: 0 });
     await expectSettledOnceBy(id, 'engine/took-over');
+  });
+}
+
+for (const store of ['mongodb', 'ferretdb-v1'] as StoreCompatName[]) {
+  test(`${store} path: a late settle after the row was cancelled (which counts no attempt) changes nothing`, async () => {
+    const id = `late-cancelled-${store}`;
+    const late = await expiredAndRecovered(id, store);
+    // The subscriber is disabled now: its queued row is cancelled, with as many attempts as the late outcome.
+    await collections.queue.updateOne({ _id: id }, { $set: { subscriberId: `subscriber-${id}` } });
+    expect(await cancelPendingDeliveries(collections, storeCompat(store), `subscriber-${id}`, 'Cancelled', new Date())).toBe(1);
+    expect(late.fields.attempts).toBe(2);
+    expect(await settle(store, late)).toMatchObject({ written: 0 });
+    expect(await collections.deliveries.findOne({ _id: id })).toMatchObject({ status: 'FAILED', lastError: 'Cancelled', attempts: 2 });
+    expect(await collections.events.findOne({ _id: `event-${id}` })).toMatchObject({ status: 'FAILED', openDeliveries: 0, failedDeliveries: 1 });
   });
 }

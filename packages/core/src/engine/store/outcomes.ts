@@ -64,7 +64,8 @@ export class OutcomeStore extends StorePart {
       leaseUntil: null,
       settledBy: batch,
     }));
-    await insertOrReplace(this.collections.deliveries, finished, this.compat, true);
+    const takenAt = new Map(outcomes.map(({ row }) => [row._id, row.updatedAt]));
+    await insertOrReplace(this.collections.deliveries, finished, (copy) => takenAt.get(copy._id)!, this.compat, true);
     // One statement for the batch, each row only while our lease on it holds. On FerretDB v1 only
     // `status` reaches PostgreSQL, so it reads every row in flight: bounded by the engines' slots,
     // not by what is queued or stored, and shared by the batch (a delete by `_id` per row measured
