@@ -12,6 +12,7 @@ import type { DeliveryDocument } from '../src/storage/documents.js';
 import { insertOrReplace } from '../src/model/delivery-rows.js';
 import { cancelPendingDeliveries } from '../src/model/event-status.js';
 import { deliveryRow } from './support/delivery-row.js';
+import { withInsertHooks } from './support/insert-hook.js';
 
 let database: TestDatabase;
 let collections: Collections;
@@ -50,18 +51,7 @@ for (const store of ['mongodb', 'ferretdb-v1'] as StoreCompatName[]) {
     const id = `vanishing-${store}`;
     await collections.deliveries.insertOne(deliveryRow(id, { status: 'FAILED', settledBy: 'cancel:theirs' }));
     // Another writer takes its copy back right after this insert found it there.
-    const target = new Proxy(collections.deliveries, {
-      get(real, property, receiver) {
-        if (property !== 'insertMany') return Reflect.get(real, property, receiver);
-        return async (...args: Parameters<typeof real.insertMany>) => {
-          try {
-            return await real.insertMany(...args);
-          } finally {
-            await real.deleteOne({ _id: id });
-          }
-        };
-      },
-    });
+    const target = withInsertHooks(collections.deliveries, { after: async () => void (await collections.deliveries.deleteOne({ _id: id })) });
     await insertOrReplace(target, [deliveryRow(id, { status: 'FAILED', lastError: 'the engine settled it', settledBy: 'engine-batch' })], () => new Date(), compat);
     expect(await collections.deliveries.findOne({ _id: id })).toMatchObject({ lastError: 'the engine settled it', settledBy: 'engine-batch' });
   });
@@ -84,13 +74,9 @@ test('ferretdb-v1 path: while a cancellation moves a row, the engine cannot clai
         await collections.queue.updateOne({ _id: theirs._id }, { $set: { status: 'IN_FLIGHT', leaseOwner: 'engine' } });
       }
     }),
-    deliveries: new Proxy(collections.deliveries, {
-      get(real, property, receiver) {
-        if (property !== 'insertMany') return Reflect.get(real, property, receiver);
-        return async (...args: Parameters<typeof real.insertMany>) => {
-          engineWonMine ??= await claimIncarnations(collections, engine, [mine], 'engine', new Date());
-          return real.insertMany(...args);
-        };
+    deliveries: withInsertHooks(collections.deliveries, {
+      before: async () => {
+        engineWonMine ??= await claimIncarnations(collections, engine, [mine], 'engine', new Date());
       },
     }),
   };
@@ -156,19 +142,15 @@ test('mongodb path: a cancellation whose lease ran out while it stalled leaves t
   // recovery returns the row, and the engine claims, delivers and settles it.
   const raced: Collections = {
     ...collections,
-    deliveries: new Proxy(collections.deliveries, {
-      get(real, property, receiver) {
-        if (property !== 'insertMany') return Reflect.get(real, property, receiver);
-        return async (...args: Parameters<typeof real.insertMany>) => {
-          await collections.queue.updateOne({ _id: row._id }, { $set: { leaseUntil: new Date(Date.now() - 1_000) } });
-          expect(await store.recovery.recoverExpiredLeases(new Date())).toBe(1);
-          const now = new Date();
-          const due = (await collections.queue.findOne({ _id: row._id }))!;
-          const [claimed] = await store.claims.claim([due], 'engine/took-over', now, new Date(now.getTime() + 60_000));
-          expect(claimed).toMatchObject({ _id: row._id, status: 'IN_FLIGHT', attempts: 1 });
-          await store.outcomes.writeOutcomes([{ row: claimed!, fields: { status: 'DELIVERED', attempts: 2, lastHttpStatus: 200, deliveredAt: now, lastAttemptAt: now, updatedAt: now } }], now);
-          return real.insertMany(...args);
-        };
+    deliveries: withInsertHooks(collections.deliveries, {
+      before: async () => {
+        await collections.queue.updateOne({ _id: row._id }, { $set: { leaseUntil: new Date(Date.now() - 1_000) } });
+        expect(await store.recovery.recoverExpiredLeases(new Date())).toBe(1);
+        const now = new Date();
+        const due = (await collections.queue.findOne({ _id: row._id }))!;
+        const [claimed] = await store.claims.claim([due], 'engine/took-over', now, new Date(now.getTime() + 60_000));
+        expect(claimed).toMatchObject({ _id: row._id, status: 'IN_FLIGHT', attempts: 1 });
+        await store.outcomes.writeOutcomes([{ row: claimed!, fields: { status: 'DELIVERED', attempts: 2, lastHttpStatus: 200, deliveredAt: now, lastAttemptAt: now, updatedAt: now } }], now);
       },
     }),
   };

@@ -42,8 +42,8 @@ export async function cancelPendingDeliveries(
     const failed = pending.map((row) => ({ ...row, status: 'FAILED' as const, lastError: reason, nextAttemptAt: null, leaseOwner: null, leaseUntil: null, settledBy: token, updatedAt: now }));
     await insertOrReplace(collections.deliveries, failed, () => now, compat);
     const ids = pending.map((row) => row._id);
-    const ours = compat.uniqueKeyClaims ? { status: 'PENDING' as const } : { status: 'IN_FLIGHT' as const, leaseOwner: token };
-    const removed = await compat.write(() => collections.queue.deleteMany({ _id: { $in: ids }, ...ours }));
+    const stillTaken = compat.uniqueKeyClaims ? { status: 'PENDING' as const } : { status: 'IN_FLIGHT' as const, leaseOwner: token };
+    const removed = await compat.write(() => collections.queue.deleteMany({ _id: { $in: ids }, ...stillTaken }));
     let done = pending;
     if (removed.deletedCount < pending.length) {
       const { ours, queued } = await settledByUs(collections, compat, ids, token);

@@ -11,6 +11,7 @@ import { storeCompat, type StoreCompatName } from '../../src/storage/compat.js';
 import type { DeliveryDocument } from '../../src/storage/documents.js';
 import { cancelPendingDeliveries } from '../../src/model/event-status.js';
 import { deliveryRow } from '../support/delivery-row.js';
+import { withInsertHooks } from '../support/insert-hook.js';
 
 let database: TestDatabase;
 let collections: Collections;
@@ -83,14 +84,9 @@ for (const store of ['mongodb', 'ferretdb-v1'] as StoreCompatName[]) {
     // before the late worker's delete from the queue runs.
     const raced: Collections = {
       ...collections,
-      deliveries: new Proxy(collections.deliveries, {
-        get(real, property, receiver) {
-          if (property !== 'insertMany') return Reflect.get(real, property, receiver);
-          return async (...args: Parameters<typeof real.insertMany>) => {
-            const inserted = await real.insertMany(...args);
-            expect(await settle(store, taken)).toMatchObject({ written: 1 });
-            return inserted;
-          };
+      deliveries: withInsertHooks(collections.deliveries, {
+        after: async () => {
+          expect(await settle(store, taken)).toMatchObject({ written: 1 });
         },
       }),
     };
