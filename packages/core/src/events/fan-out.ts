@@ -3,10 +3,7 @@
 // with its plan (`subscriberIds`, `deliveryCount`) before the rows, so a crash between the two
 // leaves an event with fewer rows than planned, which completeFanOut finishes (fan-out-recovery.ts
 // finds such events). Queued rows are unique per {eventId, subscriberId}: completing twice is harmless.
-import { createHash } from 'node:crypto';
 import type { CoreContext } from '../context.js';
-import { CANCELLED_DELETED, CANCELLED_DISABLED } from '../model/cancellation-reasons.js';
-import { EventDeltas, applyEventDeltas, rowDelta } from '../model/event-counters.js';
 import { findRows, insertAbsent } from '../model/delivery-rows.js';
 import type { DeliveryDocument, EventDocument, SealedSecret } from '../storage/documents.js';
 import { orderKeyOf } from '../ordering/keys.js';
@@ -52,8 +49,11 @@ export function eventPayload(event: EventForPayload, split: SplitData, order: re
 
 /**
  * Writes the rows an interrupted fan-out did not write (from the subscribers recorded on the
- * event). A subscriber deleted or disabled since gets its row FAILED as cancelled, so the event's
- * counters still add up. Returns how many rows this call wrote.
+ * event), all to the queue: replicas completing the same fan-out at once (the maintenance job, a
+ * repeated publish, a redelivery) write each row once, as a queued row's {eventId, subscriberId} is
+ * unique, and no counter changes, as the event's open counter already counts every planned row. A
+ * subscriber deleted or disabled since has its row cancelled by the engine when it claims it, as
+ * any row of such a subscriber. Returns how many rows this call wrote.
  */
 export async function completeFanOut(context: CoreContext, event: EventDocument): Promise<number> {
   const { collections, compat } = context;
@@ -70,34 +70,16 @@ export async function completeFanOut(context: CoreContext, event: EventDocument)
   const rows: DeliveryDocument[] = missing.map((id) => {
     const subscriber = byId.get(id);
     const row = newDeliveryRow(event, subscriber ?? { _id: id, handle: id, targetUrl: '' }, now);
-    if (!subscriber?.enabled) {
-      return { ...row, _id: cancelledRowId(event._id, id), status: 'FAILED', nextAttemptAt: null, lastError: subscriber ? CANCELLED_DISABLED : CANCELLED_DELETED };
+    if (subscriber?.enabled && subscriber.ordering === 'aggregate') {
+      row.orderKey = orderKeyOf({ subscriberId: id, aggregateType: event.aggregateType, aggregateId: event.aggregateId });
     }
-    if (subscriber.ordering === 'aggregate') row.orderKey = orderKeyOf({ subscriberId: id, aggregateType: event.aggregateType, aggregateId: event.aggregateId });
     return row;
   });
-  // Cancelled rows go straight to the history; the others join the queue. Replicas completing the
-  // same fan-out at once write each row once: a queued row's {eventId, subscriberId} is unique, and
-  // a cancelled row's id is the same for every writer. Only the writer that inserts a cancelled row
-  // counts it (a recount here would race the engine's counter changes for the rows it settles).
-  const settled = rows.filter((row) => row.status === 'FAILED');
-  const queued = rows.filter((row) => row.status !== 'FAILED');
   // The completed row of an ordered subscriber takes a new number: it goes after the rows of its key
   // already written, and its receiver sees a gap where the interrupted publish's number was.
-  const held = await sequenceRows(context, queued, now);
-  const written = await insertAbsent(collections.queue, queued, compat);
+  const held = await sequenceRows(context, rows, now);
+  const written = await insertAbsent(collections.queue, rows, compat);
   await releaseSettledPredecessors(context, held, now);
-  const cancelled = await insertAbsent(collections.deliveries, settled, compat);
-  const deltas = new EventDeltas();
-  for (const row of cancelled) deltas.add(event._id, rowDelta('PENDING', row.status));
-  await applyEventDeltas(collections, compat, deltas, now);
   context.engine.notify();
-  return written.length + cancelled.length;
-}
-
-/** The id of the cancelled row of one (event, subscriber): a UUID (version 8) derived from both. */
-function cancelledRowId(eventId: string, subscriberId: string): string {
-  const hex = createHash('sha256').update(`${eventId}\n${subscriberId}`).digest('hex');
-  const variant = ((Number.parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16);
-  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+  return written.length;
 }
