@@ -52,7 +52,7 @@ for (const store of ['mongodb', 'ferretdb-v1'] as StoreCompatName[]) {
     await collections.deliveries.insertOne(deliveryRow(id, { status: 'FAILED', settledBy: 'cancel:theirs' }));
     // Another writer takes its copy back right after this insert found it there.
     const target = withInsertHooks(collections.deliveries, { after: async () => void (await collections.deliveries.deleteOne({ _id: id })) });
-    await insertOrReplace(target, [deliveryRow(id, { status: 'FAILED', lastError: 'the engine settled it', settledBy: 'engine-batch' })], () => new Date(), compat);
+    await insertOrReplace(target, [{ ...deliveryRow(id, { status: 'FAILED', lastError: 'the engine settled it', settledBy: 'engine-batch' }), takenAt: new Date() }], compat);
     expect(await collections.deliveries.findOne({ _id: id })).toMatchObject({ lastError: 'the engine settled it', settledBy: 'engine-batch' });
   });
 }

@@ -64,23 +64,22 @@ export async function insertAbsent(
 }
 
 /**
- * Inserts copies into the history, each replacing a stored copy of the same row only if that copy
- * was written before the writer took the row (`takenAt`: its claim, a cancellation's lease). A copy
- * written since is the settle of a writer that took the row over after this one lost it (its lease
- * ran out and lease recovery returned the row), and it stands. Older copies are the same row moved
- * again (a crash between a settle's two writes, a redelivery racing a move): the later write wins.
- * The two times come from different processes' clocks; a lease's length (the attempt's timeout plus
- * its margin) lies between them, more than any clock skew. A copy that is gone by the time it is
- * replaced (a cancellation taking back its copy of a row the engine claimed) is inserted all the
- * same: the replace upserts. Whether a writer's copy stood is read afterwards (`settledByUs`). The
- * replaces go `maxWriteBatch` statements per command (compat.ts: on FerretDB v1 a command holds a
- * pooled connection per statement, and a thousand replaces after two cancellations of the same rows
+ * Inserts copies into the history, each replacing a stored copy of the same row only if that copy's
+ * writer took the row earlier (`takenAt`; a copy without one is older than any). The takes of one row
+ * are ordered: a writer takes it only once the last holder's lease ran out and lease recovery
+ * returned it, a lease's length (the attempt's timeout plus its margin) later, more than any clock
+ * skew between processes. So a worker that stalled past its lease and settles late leaves the copy
+ * of whoever took the row after it, while a copy left by a crash between a settle's two writes, or
+ * one a redelivery is moving back, is replaced. A copy that is gone by the time it is replaced (a
+ * cancellation taking back its copy of a row the engine claimed) is inserted all the same: the
+ * replace upserts. Whether a writer's copy stood is read afterwards (`settledByUs`). The replaces go
+ * `maxWriteBatch` statements per command (compat.ts: on FerretDB v1 a command holds a pooled
+ * connection per statement, and a thousand replaces after two cancellations of the same rows
  * exhausted the pool for good).
  */
 export async function insertOrReplace(
   target: Collections['deliveries'],
-  copies: readonly DeliveryDocument[],
-  takenAt: (copy: DeliveryDocument) => Date,
+  copies: readonly (DeliveryDocument & { takenAt: Date })[],
   compat: Pick<StoreCompat, 'write' | 'maxWriteBatch'>,
   urgent = false,
 ): Promise<void> {
@@ -90,11 +89,13 @@ export async function insertOrReplace(
   const again = copies.filter((row) => !insertedIds.has(row._id));
   for (let start = 0; start < again.length; start += compat.maxWriteBatch) {
     const chunk = again.slice(start, start + compat.maxWriteBatch);
-    const replaces = chunk.map((row) => ({ replaceOne: { filter: { _id: row._id, updatedAt: { $lt: takenAt(row) } }, replacement: row, upsert: true } }));
+    const replaces = chunk.map((row) => ({
+      replaceOne: { filter: { _id: row._id, $or: [{ takenAt: { $lt: row.takenAt } }, { takenAt: { $exists: false } }] }, replacement: row, upsert: true },
+    }));
     try {
       await compat.write(() => target.bulkWrite(replaces, { ordered: false }), urgent);
     } catch (replaceError) {
-      // The upsert of a row whose stored copy is newer collides with that copy, which stands.
+      // The upsert of a row whose stored copy was taken later collides with that copy, which stands.
       if (!duplicateIndexes(replaceError)) throw replaceError;
     }
   }

@@ -39,8 +39,8 @@ export async function cancelPendingDeliveries(
     const pending = compat.uniqueKeyClaims ? await claimIncarnations(collections, compat, read, token, now) : await leaseForCancel(collections, compat, read, token, now);
     // Every row read was claimed by someone else meanwhile: the engine cancels what it claims.
     if (pending.length === 0) return cancelled;
-    const failed = pending.map((row) => ({ ...row, status: 'FAILED' as const, lastError: reason, nextAttemptAt: null, leaseOwner: null, leaseUntil: null, settledBy: token, updatedAt: now }));
-    await insertOrReplace(collections.deliveries, failed, () => now, compat);
+    const failed = pending.map((row) => ({ ...row, status: 'FAILED' as const, lastError: reason, nextAttemptAt: null, leaseOwner: null, leaseUntil: null, settledBy: token, updatedAt: now, takenAt: now }));
+    await insertOrReplace(collections.deliveries, failed, compat);
     const ids = pending.map((row) => row._id);
     const stillTaken = compat.uniqueKeyClaims ? { status: 'PENDING' as const } : { status: 'IN_FLIGHT' as const, leaseOwner: token };
     const removed = await compat.write(() => collections.queue.deleteMany({ _id: { $in: ids }, ...stillTaken }));

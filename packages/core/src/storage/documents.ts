@@ -204,6 +204,12 @@ export interface DeliveryDocument {
   encryptedFields: string[];
   /** The lease token of the attempt whose outcome is recorded: tells a writer its write applied. */
   settledBy?: string | null;
+  /**
+   * On a history copy: when its writer took the row (the engine's claim, a cancellation's lease).
+   * Takes of one row follow each other a lease's length apart, so a copy replaces another only if
+   * taken later (model/delivery-rows.ts insertOrReplace).
+   */
+  takenAt?: Date;
   createdAt: Date;
   updatedAt: Date;
   /** The event's traceparent: each attempt is a span of the publish's trace. */

@@ -1,6 +1,7 @@
-// A worker that stalls past its lease settles late: lease recovery has counted its attempt and
-// another worker has claimed the row and settled it. The late settle must neither replace that
-// worker's history copy nor count the row a second time, whichever of its writes comes first.
+// A worker that stalls past its lease settles late: lease recovery has returned the row, and another
+// worker (or a cancellation) has taken it and settled it. The late settle must neither replace that
+// writer's history copy nor count the row a second time, whichever of its writes comes first, and
+// even when its own attempt ended after the row was taken from it (the process was paused).
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { openTestDatabase, type TestDatabase } from '../../../../test/support/mongo.js';
 import { EngineCounters } from '../../src/engine/store/counters.js';
@@ -36,7 +37,7 @@ async function settle(store: StoreCompatName, outcome: Outcome, over: Collection
 /** The row as a worker holds it once claimed, and what its attempt ended in. */
 function delivered(row: DeliveryDocument, worker: string): Outcome {
   const now = new Date();
-  const leased = { ...row, status: 'IN_FLIGHT' as const, leaseOwner: worker, leaseUntil: new Date(now.getTime() + 60_000) };
+  const leased = { ...row, status: 'IN_FLIGHT' as const, leaseOwner: worker, leaseUntil: new Date(now.getTime() + 60_000), updatedAt: now };
   return { row: leased, fields: { status: 'DELIVERED', attempts: row.attempts + 1, lastHttpStatus: 200, lastError: null, lastAttemptAt: now, deliveredAt: now, updatedAt: now } };
 }
 
@@ -44,7 +45,7 @@ function delivered(row: DeliveryDocument, worker: string): Outcome {
 async function claim(id: string, worker: string): Promise<Outcome> {
   const row = (await collections.queue.findOne({ _id: id }))!;
   const outcome = delivered(row, worker);
-  await collections.queue.updateOne({ _id: id, status: 'PENDING' }, { $set: { status: 'IN_FLIGHT', leaseOwner: worker, leaseUntil: outcome.row.leaseUntil } });
+  await collections.queue.updateOne({ _id: id, status: 'PENDING' }, { $set: { status: 'IN_FLIGHT', leaseOwner: worker, leaseUntil: outcome.row.leaseUntil, updatedAt: outcome.row.updatedAt } });
   return outcome;
 }
 
@@ -60,6 +61,11 @@ async function expiredAndRecovered(id: string, store: StoreCompatName): Promise<
   return late;
 }
 
+/** The stalled worker resumes: its attempt ends now, after the row was taken from it. */
+function resumed(late: Outcome): Outcome {
+  return { ...late, fields: { ...late.fields, updatedAt: new Date(), lastAttemptAt: new Date(), deliveredAt: new Date() } };
+}
+
 async function expectSettledOnceBy(id: string, worker: string): Promise<void> {
   expect(await collections.queue.findOne({ _id: id })).toBeNull();
   expect(await collections.deliveries.findOne({ _id: id })).toMatchObject({ status: 'DELIVERED', attempts: 3, settledBy: expect.stringMatching(new RegExp(`^${worker}@`)) });
@@ -72,7 +78,7 @@ for (const store of ['mongodb', 'ferretdb-v1'] as StoreCompatName[]) {
     const late = await expiredAndRecovered(id, store);
     const taken = await claim(id, 'engine/took-over');
     expect(await settle(store, taken)).toMatchObject({ written: 1 });
-    expect(await settle(store, late)).toMatchObject({ written: 0 });
+    expect(await settle(store, resumed(late))).toMatchObject({ written: 0 });
     await expectSettledOnceBy(id, 'engine/took-over');
   });
 
@@ -90,7 +96,7 @@ for (const store of ['mongodb', 'ferretdb-v1'] as StoreCompatName[]) {
         },
       }),
     };
-    expect(await settle(store, late, raced)).toMatchObject({ written: 0 });
+    expect(await settle(store, resumed(late), raced)).toMatchObject({ written: 0 });
     await expectSettledOnceBy(id, 'engine/took-over');
   });
 }
@@ -103,7 +109,7 @@ for (const store of ['mongodb', 'ferretdb-v1'] as StoreCompatName[]) {
     await collections.queue.updateOne({ _id: id }, { $set: { subscriberId: `subscriber-${id}` } });
     expect(await cancelPendingDeliveries(collections, storeCompat(store), `subscriber-${id}`, 'Cancelled', new Date())).toBe(1);
     expect(late.fields.attempts).toBe(2);
-    expect(await settle(store, late)).toMatchObject({ written: 0 });
+    expect(await settle(store, resumed(late))).toMatchObject({ written: 0 });
     expect(await collections.deliveries.findOne({ _id: id })).toMatchObject({ status: 'FAILED', lastError: 'Cancelled', attempts: 2 });
     expect(await collections.events.findOne({ _id: `event-${id}` })).toMatchObject({ status: 'FAILED', openDeliveries: 0, failedDeliveries: 1 });
   });

@@ -88,7 +88,7 @@ export class ClaimStore extends StorePart {
           candidates.map((row) => ({ id: row._id, expected: { status: 'PENDING', attempts: row.attempts, nextAttemptAt: row.nextAttemptAt } })),
           update,
         );
-    // As stored: `updatedAt` is when the row was taken, which its settle compares history copies with.
+    // As stored: `updatedAt` is when the row was taken, which its settle records as the copy's `takenAt`.
     const claimed = candidates.map((row) => ({ ...row, status: 'IN_FLIGHT' as DeliveryStatus, leaseOwner: token, leaseUntil, updatedAt: now }));
     if (modifiedCount === candidates.length) return claimed;
     // Another claimer, a cancel or a manual retry changed some rows since we read them.

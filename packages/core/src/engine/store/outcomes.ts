@@ -63,9 +63,10 @@ export class OutcomeStore extends StorePart {
       leaseOwner: null,
       leaseUntil: null,
       settledBy: batch,
+      // The claim's time: a claimed row's `updatedAt` (engine/store/claims.ts).
+      takenAt: row.updatedAt,
     }));
-    const takenAt = new Map(outcomes.map(({ row }) => [row._id, row.updatedAt]));
-    await insertOrReplace(this.collections.deliveries, finished, (copy) => takenAt.get(copy._id)!, this.compat, true);
+    await insertOrReplace(this.collections.deliveries, finished, this.compat, true);
     // One statement for the batch, each row only while our lease on it holds. On FerretDB v1 only
     // `status` reaches PostgreSQL, so it reads every row in flight: bounded by the engines' slots,
     // not by what is queued or stored, and shared by the batch (a delete by `_id` per row measured
