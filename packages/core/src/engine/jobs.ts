@@ -183,6 +183,15 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
         if (failures === 0) logger.error(fields, message);
         failures += 1;
       };
+      // A run can end well with the store still away (its reads all came before the cut, or it had
+      // nothing to read), so the report ends only once the store itself answers.
+      const endReport = async (): Promise<void> => {
+        if (failures === 0 || !(await deps.db.command({ ping: 1 }).then(() => true, () => false))) return;
+        // Another run may have ended it while this one waited for the answer.
+        if (failures === 0) return;
+        logger.info({ failures }, 'maintenance jobs run again');
+        failures = 0;
+      };
       // Agenda starts a job again when a run outlives its lock; within this process the new run
       // is skipped while the old one still works, so a slow store never gets the same job twice.
       const running = new Set<string>();
@@ -203,8 +212,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
           clearInterval(keepAlive);
           running.delete(name);
         }
-        if (failures > 0) logger.info({ failures }, 'maintenance jobs run again');
-        failures = 0;
+        await endReport();
       };
       const define = (name: string, body: () => Promise<unknown>): void => {
         agenda!.define(name, guarded(name, body), { concurrency: 1 });

@@ -6,6 +6,7 @@
 // starts at the number of planned rows, so a settled event has every row it planned.
 import type { CoreContext } from '../context.js';
 import { rowsByStatus } from '../model/event-counters.js';
+import { isStoreUnavailable } from '../storage/availability.js';
 import type { EventDocument } from '../storage/documents.js';
 import { completeFanOut } from './fan-out.js';
 
@@ -66,6 +67,8 @@ export async function completeInterruptedFanOuts(context: CoreContext, createdBe
         const event = await compat.retry(() => collections.events.findOne({ _id }));
         if (event && (await completeFanOut(context, event as EventDocument)) > 0) completed++;
       } catch (error) {
+        // An unreachable store fails the whole run, which the job scheduler reports once per outage.
+        if (isStoreUnavailable(error)) throw error;
         context.logger.error({ eventId: _id, code: (error as { code?: unknown }).code }, 'completing an interrupted fan-out failed');
         return completed; // the cursor stays: the next run tries this event again
       }
