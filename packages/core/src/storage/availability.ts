@@ -3,9 +3,11 @@
 // only maps the answer to HTTP.
 import {
   MongoBulkWriteError,
+  MongoClientClosedError,
   MongoNetworkError,
   MongoNotConnectedError,
   MongoOperationTimeoutError,
+  MongoServerClosedError,
   MongoServerSelectionError,
   MongoTopologyClosedError,
 } from 'mongodb';
@@ -42,10 +44,16 @@ export function isStoreUnavailable(error: unknown): boolean {
     error instanceof MongoNetworkError ||
     error instanceof MongoNotConnectedError ||
     error instanceof MongoTopologyClosedError ||
+    error instanceof MongoServerClosedError ||
+    error instanceof MongoClientClosedError ||
     error instanceof MongoOperationTimeoutError
   ) {
     return true;
   }
+  // The connection pool's own errors are not exported: a pool closed under an operation (the
+  // client keeper reopening the client after an outage) or no connection free in time.
+  const name = (error as { name?: unknown } | null)?.name;
+  if (name === 'MongoPoolClosedError' || name === 'MongoWaitQueueTimeoutError') return true;
   // Transient errors that outlived their bounded retries.
   if (isTransientStoreError(error)) return true;
   const labels = (error as { errorLabels?: unknown } | null)?.errorLabels;

@@ -1,6 +1,6 @@
 // The FerretDB v1 side of the store-compatibility seam: its lane, its transient retries, its watchdog.
 import { afterEach, expect, test, vi } from 'vitest';
-import { MongoBulkWriteError, MongoNetworkError, MongoServerSelectionError } from 'mongodb';
+import { MongoBulkWriteError, MongoClientClosedError, MongoNetworkError, MongoServerClosedError, MongoServerSelectionError } from 'mongodb';
 import { clientTimeoutOptions, isStoreUnavailable, isTransientStoreError, StoreUnavailableError, withinDeadline } from '../../src/storage/availability.js';
 import { retryTransient, storeCompat } from '../../src/storage/compat.js';
 import { UNREACHABLE_WINDOW_MS } from '../../src/storage/store-lane.js';
@@ -117,6 +117,12 @@ test('which errors mean the store is unreachable, and the client timeouts a conn
   const lost = new MongoNetworkError('connection 9 to 127.0.0.1:27017 closed');
   expect(isStoreUnavailable(new MongoBulkWriteError(lost, {} as never))).toBe(true);
   expect(isStoreUnavailable(new MongoBulkWriteError({ message: 'E11000', code: 11000, writeErrors: [] }, {} as never))).toBe(false);
+  // A client closed and connected again under an operation (storage/client-keeper.ts).
+  expect(isStoreUnavailable(new MongoClientClosedError())).toBe(true);
+  expect(isStoreUnavailable(new MongoServerClosedError())).toBe(true);
+  // The pool's errors are not exported by the driver; their names are its API.
+  expect(isStoreUnavailable(Object.assign(new Error('Attempted to check out a connection from closed connection pool'), { name: 'MongoPoolClosedError' }))).toBe(true);
+  expect(isStoreUnavailable(Object.assign(new Error('Timed out while checking out a connection from connection pool'), { name: 'MongoWaitQueueTimeoutError' }))).toBe(true);
   expect(clientTimeoutOptions('mongodb://h/db')).toEqual({ serverSelectionTimeoutMS: 5_000, socketTimeoutMS: 60_000 });
   expect(clientTimeoutOptions('mongodb://h/db?replicaSet=rs&serverselectiontimeoutms=200')).toEqual({ socketTimeoutMS: 60_000 });
 });
