@@ -764,6 +764,37 @@ describe('cancellation, redeliver and retry', () => {
     expect(await collections.events.findOne({ _id: event.eventId })).toMatchObject({ status: 'ALL_DELIVERED', openDeliveries: 0, failedDeliveries: 0 });
   });
 
+  test('a retry whose read of the history is stale when it queues (the row was retried, sent and settled meanwhile) sends nothing and counts nothing', async () => {
+    await subscribe(org, 'stale-retry', ['stock.*']);
+    const { event } = await t.herald.events.publish(org, { eventType: 'stock.counted', aggregateId: 's1', data: {} });
+    const [row] = await rowsOf(event.eventId);
+    await settleRow(row!._id, { status: 'FAILED', lastError: 'HTTP 500' });
+    await collections.events.updateOne({ _id: event.eventId }, { $set: { status: 'FAILED', openDeliveries: 0, failedDeliveries: 1 } });
+    const read = (await collections.deliveries.findOne({ _id: row!._id }))!;
+    // As this retry queues its copy, another retry of the row has been sent and settled: the history
+    // holds the newer copy, and the counters that retry and its settle changed.
+    const insertMany = Collection.prototype.insertMany;
+    let overtaken = false;
+    Collection.prototype.insertMany = async function (this: Collection, ...args: Parameters<typeof insertMany>) {
+      if (this.collectionName.endsWith('delivery_queue') && !overtaken) {
+        overtaken = true;
+        await collections.deliveries.replaceOne({ _id: read._id }, { ...read, status: 'DELIVERED', attempts: read.attempts + 1, lastError: null, updatedAt: new Date(read.updatedAt.getTime() + 1_000) });
+        // Directly, not through the store seam: on FerretDB this insert holds its write lane.
+        await collections.events.updateOne({ _id: event.eventId }, { $inc: { failedDeliveries: -1 }, $set: { status: 'ALL_DELIVERED' } });
+      }
+      return insertMany.apply(this, args);
+    } as typeof insertMany;
+    try {
+      await t.herald.deliveries.retry(org, row!._id);
+    } finally {
+      Collection.prototype.insertMany = insertMany;
+    }
+    expect(overtaken).toBe(true);
+    expect(await collections.queue.findOne({ _id: row!._id })).toBeNull();
+    expect(await collections.deliveries.findOne({ _id: row!._id })).toMatchObject({ status: 'DELIVERED', attempts: read.attempts + 1 });
+    expect(await collections.events.findOne({ _id: event.eventId })).toMatchObject({ status: 'ALL_DELIVERED', openDeliveries: 0, failedDeliveries: 0 });
+  });
+
   test('redeliver leaves rows of disabled subscribers alone', async () => {
     await subscribe(org, 'redeliver-on', ['sync.*']);
     await subscribe(org, 'redeliver-off', ['sync.*']);

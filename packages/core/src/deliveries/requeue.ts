@@ -4,12 +4,13 @@
 // not resent: those subscribers opted out.
 //
 // A settled row moves from the history back to the queue: the queue's copy is inserted first (a
-// crash then leaves two copies, and readers take the queue's), then the history's copy is deleted
-// by its exact incarnation (`attempts` and `updatedAt` as read). The engine may send the queued copy
-// and settle it into the history before that delete runs; the settled copy is a newer incarnation,
-// so the delete leaves it, and the row's attempts stay visible. Where conditional writes are not
-// atomic (the seam's `uniqueKeyClaims`, FerretDB v1) the queued copy is parked — due only after
-// PARKED_MS — until the delete is done, so the engine cannot settle it in the middle of that delete.
+// crash then leaves two copies, and readers take the queue's), parked (due only after PARKED_MS),
+// then the history's copy is deleted by its exact incarnation (`attempts` and `updatedAt` as read),
+// and only then is the queued copy made due. Parked, no engine can send the copy while the history
+// is still being changed: not in the middle of the delete where conditional writes are not atomic
+// (the seam's `uniqueKeyClaims`, FerretDB v1), and not at all if the history's copy turns out to be
+// newer than the one read (another redelivery of the row was sent and settled meanwhile): that
+// parked copy is stale, and it is withdrawn unsent, so no attempt number is used twice.
 import type { Filter } from 'mongodb';
 import type { CoreContext } from '../context.js';
 import { claimIncarnations } from '../storage/claims.js';
@@ -82,29 +83,40 @@ async function claimedForRequeue<T extends Pick<DeliveryDocument, '_id' | 'attem
 
 const PARKED_MS = 10_000;
 
-/** Moves settled rows back to the queue, due now; returns those moved (not those queued already). */
+/** Moves settled rows back to the queue, due now; returns those moved (not those queued already or changed since read). */
 async function moveBackToQueue(context: CoreContext, rows: readonly DeliveryDocument[], fresh: Pick<DeliveryDocument, 'status' | 'nextAttemptAt' | 'leaseOwner' | 'leaseUntil' | 'updatedAt'>): Promise<readonly DeliveryDocument[]> {
   const { collections, compat } = context;
   const now = fresh.updatedAt;
-  const parked = compat.uniqueKeyClaims ? new Date(now.getTime() + PARKED_MS) : null;
+  const parked = new Date(now.getTime() + PARKED_MS);
   // A row queued already is left out: a concurrent redelivery, or an engine still settling the copy
   // we read (its queued copy goes only after its history copy is written). That history copy stays.
   const queued = await insertAbsent(
     collections.queue,
-    rows.map((row) => ({ ...row, ...fresh, nextAttemptAt: parked ?? now, retryBudgetFrom: row.attempts, settledBy: null })),
+    rows.map((row) => ({ ...row, ...fresh, nextAttemptAt: parked, retryBudgetFrom: row.attempts, settledBy: null })),
     compat,
   );
   const queuedIds = new Set(queued.map((row) => row._id));
-  const moved = rows.filter((row) => queuedIds.has(row._id));
+  let moved = rows.filter((row) => queuedIds.has(row._id));
+  let deleted = 0;
   for (const part of chunks(moved, compat.maxWriteBatch)) {
-    await compat.write(() =>
+    const result = await compat.write(() =>
       collections.deliveries.bulkWrite(
         part.map((row) => ({ deleteOne: { filter: { _id: row._id, attempts: row.attempts, updatedAt: row.updatedAt } } })),
         { ordered: false },
       ),
     );
+    deleted += result.deletedCount;
   }
-  if (parked && moved.length > 0) {
+  if (deleted < moved.length) {
+    const stale = new Set(
+      (await collections.deliveries.find({ _id: anyOf(moved.map((row) => row._id)) }, { projection: { _id: 1 } }).toArray()).map((row) => row._id),
+    );
+    if (stale.size > 0) {
+      await compat.write(() => collections.queue.deleteMany({ _id: anyOf([...stale]), status: 'PENDING', nextAttemptAt: parked }));
+      moved = moved.filter((row) => !stale.has(row._id));
+    }
+  }
+  if (moved.length > 0) {
     await compat.write(() =>
       collections.queue.updateMany({ _id: anyOf(moved.map((row) => row._id)), status: 'PENDING', nextAttemptAt: parked }, { $set: { nextAttemptAt: now } }),
     );
