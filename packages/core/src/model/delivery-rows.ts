@@ -105,7 +105,7 @@ export async function insertOrReplace(
  * Which of the rows a writer moved into the history (its copies marked `settledBy: mark`) it did
  * settle, when its delete from the queue removed fewer than it wrote: a row still queued belongs to
  * whoever holds it now, and a row gone from the queue is the writer's only while the history holds
- * its copy (a writer that took the row over wrote its own). Also returns the rows still queued.
+ * its copy (a writer that took the row over wrote its own).
  * Read by `$in`, or by `_id` one at a time where a `$in` decodes every row stored (compat.ts
  * pointReads): this runs only when a lease was lost.
  */
@@ -114,7 +114,7 @@ export async function settledByUs(
   compat: Pick<StoreCompat, 'retry' | 'pointReads'>,
   ids: readonly string[],
   mark: string,
-): Promise<{ ours: Set<string>; queued: Set<string> }> {
+): Promise<Set<string>> {
   const readByIds = async <T extends Document>(rows: Collection<DeliveryDocument>, projection: Document): Promise<T[]> => {
     if (!compat.pointReads) return compat.retry(() => rows.find({ _id: { $in: [...ids] } }, { projection }).toArray()) as Promise<unknown[]> as Promise<T[]>;
     const found = await Promise.all(ids.map((_id) => compat.retry(() => rows.findOne({ _id }, { projection }))));
@@ -125,6 +125,5 @@ export async function settledByUs(
   const queued = await readByIds<Pick<DeliveryDocument, '_id'>>(collections.queue, { _id: 1 });
   const copies = await readByIds<Pick<DeliveryDocument, '_id' | 'settledBy'>>(collections.deliveries, { _id: 1, settledBy: 1 });
   const stillQueued = new Set(queued.map((row) => row._id));
-  const ours = new Set(copies.flatMap((row) => (row.settledBy === mark && !stillQueued.has(row._id) ? [row._id] : [])));
-  return { ours, queued: stillQueued };
+  return new Set(copies.flatMap((row) => (row.settledBy === mark && !stillQueued.has(row._id) ? [row._id] : [])));
 }

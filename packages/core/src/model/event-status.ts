@@ -1,6 +1,6 @@
 // Cancelling the rows of a subscriber that was disabled or deleted.
 import { randomUUID } from 'node:crypto';
-import { anyOf, type Collections } from '../storage/collections.js';
+import type { Collections } from '../storage/collections.js';
 import type { StoreCompat } from '../storage/compat.js';
 import type { DeliveryDocument } from '../storage/documents.js';
 import { claimIncarnations } from '../storage/claims.js';
@@ -19,9 +19,10 @@ const PAGE = 1_000;
  * lease recovery, and the engine then cancels them itself); where conditional writes are not atomic
  * (the seam's `uniqueKeyClaims`, FerretDB v1) by claiming their incarnations. A row the engine
  * claimed first stays with the engine. Should a taken row still be queued after our delete (its
- * lease ran out meanwhile), our copy is taken back on MongoDB; on FerretDB it is left for the
- * engine's settle to replace, because a delete by filter there is decided first and applied by
- * `_id` after, and could remove the copy that settle has just written.
+ * lease ran out meanwhile), our copy stays in the history, where readers take the queue's copy
+ * over it, until the settle of whoever holds the row replaces it (`insertOrReplace`: that writer
+ * took the row later). Deleting it instead could remove the copy that settle has just written,
+ * wherever a delete by filter is decided before it is applied (FerretDB v1).
  */
 export async function cancelPendingDeliveries(
   collections: Collections,
@@ -46,8 +47,7 @@ export async function cancelPendingDeliveries(
     const removed = await compat.write(() => collections.queue.deleteMany({ _id: { $in: ids }, ...stillTaken }));
     let done = pending;
     if (removed.deletedCount < pending.length) {
-      const { ours, queued } = await settledByUs(collections, compat, ids, token);
-      if (!compat.uniqueKeyClaims && queued.size > 0) await compat.write(() => collections.deliveries.deleteMany({ _id: anyOf([...queued]), settledBy: token }));
+      const ours = await settledByUs(collections, compat, ids, token);
       done = pending.filter((row) => ours.has(row._id));
     }
     const deltas = new EventDeltas();

@@ -82,6 +82,18 @@ for (const store of ['mongodb', 'ferretdb-v1'] as StoreCompatName[]) {
     await expectSettledOnceBy(id, 'engine/took-over');
   });
 
+  test(`${store} path: a late settle while the row's new worker still holds it counts nothing, and that worker's settle stands`, async () => {
+    const id = `late-during-${store}`;
+    const late = await expiredAndRecovered(id, store);
+    const taken = await claim(id, 'engine/took-over');
+    expect(await settle(store, resumed(late))).toMatchObject({ written: 0 });
+    // The late copy may stay in the history, under the queued row that readers take.
+    expect(await collections.queue.findOne({ _id: id })).toMatchObject({ status: 'IN_FLIGHT', leaseOwner: 'engine/took-over' });
+    expect(await collections.events.findOne({ _id: `event-${id}` })).toMatchObject({ status: 'DISPATCHED', openDeliveries: 1 });
+    expect(await settle(store, taken)).toMatchObject({ written: 1 });
+    await expectSettledOnceBy(id, 'engine/took-over');
+  });
+
   test(`${store} path: a late settle whose copy is written before the row's new worker settles it is not counted`, async () => {
     const id = `late-between-${store}`;
     const late = await expiredAndRecovered(id, store);

@@ -5,7 +5,7 @@
 import { insertOrReplace, settledByUs } from '../../model/delivery-rows.js';
 import { EventDeltas, rowDelta } from '../../model/event-counters.js';
 import { passTurns } from '../../ordering/sequences.js';
-import { anyOf, type Collections } from '../../storage/collections.js';
+import type { Collections } from '../../storage/collections.js';
 import type { StoreCompat } from '../../storage/compat.js';
 import type { AttemptDocument, DeliveryDocument } from '../../storage/documents.js';
 import type { EngineCounters } from './counters.js';
@@ -77,10 +77,12 @@ export class OutcomeStore extends StorePart {
       this.collections.queue.deleteMany({ _id: { $in: ids }, status: 'IN_FLIGHT', leaseOwner: { $in: owners } }),
     );
     if (removed.deletedCount === outcomes.length) return [...outcomes];
-    // Some leases were taken over: those rows are someone else's now. Our copies of those still
-    // queued are taken back; a row settled since carries the copy of the worker that settled it.
-    const { ours, queued } = await settledByUs(this.collections, this.compat, ids, batch);
-    if (queued.size > 0) await this.write(() => this.collections.deliveries.deleteMany({ _id: anyOf([...queued]), settledBy: batch }));
+    // Some leases were taken over: those rows are someone else's now. A row settled since carries
+    // the copy of the worker that settled it. Our copy of a row still queued stays, under the
+    // queue's copy that readers take, until its holder's settle replaces it (it took the row later);
+    // a delete of ours could remove that settle's copy where a delete is decided before it is
+    // applied (FerretDB v1).
+    const ours = await settledByUs(this.collections, this.compat, ids, batch);
     return outcomes.filter(({ row }) => ours.has(row._id));
   }
 
