@@ -13,6 +13,9 @@ export default defineConfig({
     testTimeout: 30_000,
     hookTimeout: 60_000,
     pool: 'forks',
+    // One file per core. Vitest's default leaves a core free (one file at a time on a 2-core
+    // machine), and most files spend their time waiting on a store, a receiver or a timer.
+    maxWorkers: '100%',
     // CI also writes a JSON report: .ci/run prints its totals as a plain closing line. A second run
     // names its own (HERALD_TEST_REPORT, scripts/test-memory-mongo.sh) so the first one's is kept.
     reporters: process.env.CI ? ['default', ['json', { outputFile: process.env.HERALD_TEST_REPORT ?? '.data/test-report.json' }]] : ['default'],
