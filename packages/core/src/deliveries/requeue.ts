@@ -15,7 +15,7 @@ import type { Filter } from 'mongodb';
 import type { CoreContext } from '../context.js';
 import { claimIncarnations } from '../storage/claims.js';
 import { anyOf } from '../storage/collections.js';
-import { insertAbsent } from '../model/delivery-rows.js';
+import { insertAbsent, readByIds } from '../model/delivery-rows.js';
 import type { DeliveryDocument } from '../storage/documents.js';
 import { applyEventDeltas, chunks, EventDeltas, rowDelta } from '../model/event-counters.js';
 
@@ -108,9 +108,8 @@ async function moveBackToQueue(context: CoreContext, rows: readonly DeliveryDocu
     deleted += result.deletedCount;
   }
   if (deleted < moved.length) {
-    const stale = new Set(
-      (await collections.deliveries.find({ _id: anyOf(moved.map((row) => row._id)) }, { projection: { _id: 1 } }).toArray()).map((row) => row._id),
-    );
+    // A history copy still there is not the one read: ours is stale.
+    const stale = new Set((await readByIds(collections.deliveries, compat, moved.map((row) => row._id), { _id: 1 })).map((row) => row._id));
     if (stale.size > 0) {
       await compat.write(() => collections.queue.deleteMany({ _id: anyOf([...stale]), status: 'PENDING', nextAttemptAt: parked }));
       moved = moved.filter((row) => !stale.has(row._id));

@@ -102,12 +102,27 @@ export async function insertOrReplace(
 }
 
 /**
+ * The rows among `ids` stored in `rows`: by `$in`, or by `_id` one at a time where a `$in` decodes
+ * every row stored (compat.ts pointReads). For the rare reads after a write changed fewer rows than
+ * it was given.
+ */
+export async function readByIds<T extends Pick<DeliveryDocument, '_id'>>(
+  rows: Collection<DeliveryDocument>,
+  compat: Pick<StoreCompat, 'retry' | 'pointReads'>,
+  ids: readonly string[],
+  projection: Document,
+): Promise<T[]> {
+  const found = compat.pointReads
+    ? await Promise.all(ids.map((_id) => compat.retry(() => rows.findOne({ _id }, { projection }))))
+    : await compat.retry(() => rows.find({ _id: { $in: [...ids] } }, { projection }).toArray());
+  return found.filter((row) => row !== null) as unknown[] as T[];
+}
+
+/**
  * Which of the rows a writer moved into the history (its copies marked `settledBy: mark`) it did
  * settle, when its delete from the queue removed fewer than it wrote: a row still queued belongs to
  * whoever holds it now, and a row gone from the queue is the writer's only while the history holds
- * its copy (a writer that took the row over wrote its own).
- * Read by `$in`, or by `_id` one at a time where a `$in` decodes every row stored (compat.ts
- * pointReads): this runs only when a lease was lost.
+ * its copy (a writer that took the row over wrote its own). Runs only when a lease was lost.
  */
 export async function settledByUs(
   collections: Collections,
@@ -115,15 +130,10 @@ export async function settledByUs(
   ids: readonly string[],
   mark: string,
 ): Promise<Set<string>> {
-  const readByIds = async <T extends Document>(rows: Collection<DeliveryDocument>, projection: Document): Promise<T[]> => {
-    if (!compat.pointReads) return compat.retry(() => rows.find({ _id: { $in: [...ids] } }, { projection }).toArray()) as Promise<unknown[]> as Promise<T[]>;
-    const found = await Promise.all(ids.map((_id) => compat.retry(() => rows.findOne({ _id }, { projection }))));
-    return found.filter((row) => row !== null) as unknown[] as T[];
-  };
   // The queue first: a row that leaves it after this read has its settling writer's copy in the
   // history before it leaves, so the history read then shows that copy.
-  const queued = await readByIds<Pick<DeliveryDocument, '_id'>>(collections.queue, { _id: 1 });
-  const copies = await readByIds<Pick<DeliveryDocument, '_id' | 'settledBy'>>(collections.deliveries, { _id: 1, settledBy: 1 });
+  const queued = await readByIds(collections.queue, compat, ids, { _id: 1 });
+  const copies = await readByIds<Pick<DeliveryDocument, '_id' | 'settledBy'>>(collections.deliveries, compat, ids, { _id: 1, settledBy: 1 });
   const stillQueued = new Set(queued.map((row) => row._id));
   return new Set(copies.flatMap((row) => (row.settledBy === mark && !stillQueued.has(row._id) ? [row._id] : [])));
 }
