@@ -21,6 +21,7 @@ import type { Db } from 'mongodb';
 import { SUBSCRIBER_LIMITS } from '../schemas/subscribers.js';
 import type { EngineConfig } from './config.js';
 import { isEndedRunLockCheck } from './job-lock-check.js';
+import { guardUnawaitedUnlocks } from './job-unlock-guard.js';
 import type { EngineLogger } from '../shared/logger.js';
 import type { DeliveryStore } from './store/index.js';
 
@@ -175,6 +176,7 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
     async start() {
       if (lifetime.signal.aborted) lifetime = new AbortController();
       const backend = new MongoBackend({ mongo: deps.db, collection: `${deps.prefix}jobs` });
+      guardUnawaitedUnlocks(backend.repository);
       agenda = new Agenda({ backend, name: deps.owner, processEvery: config.jobPollIntervalMs, defaultLockLifetime: JOB_LOCK_MS });
       // While the store is away every scheduler tick and job run fails: the first failure is
       // logged, the rest are counted and reported once a job runs again.
