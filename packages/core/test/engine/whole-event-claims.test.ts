@@ -50,12 +50,21 @@ test('whole events are claimed by their event, the rest by `_id`; each row is se
   const delivered = sink.received.map((request) => `${request.path} ${String(request.headers['webhook-id'])}`);
   expect(delivered).toHaveLength(24);
   expect(new Set(delivered).size).toBe(24);
+  // On a loaded machine a poll can read the queue before an earlier poll's claim lands, or find an
+  // event's rows re-dated one by one, and claim rows by `_id` that a quiet run claims by their event.
+  // What holds on any machine: whole events are claimed by their event, never the first event
+  // (its late row keeps it from being whole), and each of the first event's rows by `_id`.
   const claims = claimStatements();
   const byEvent = claims.filter((claim) => 'eventId' in claim.filter);
-  expect(byEvent.map((claim) => claim.filter.eventId).sort()).toEqual(eventIds.slice(1).sort());
-  for (const claim of byEvent) expect(claim.multi).toBe(true);
-  // The first event's two rows due at once, then its late one: by `_id`.
-  expect(claims.filter((claim) => '_id' in claim.filter)).toHaveLength(3);
+  expect(byEvent.length).toBeGreaterThan(0);
+  for (const claim of byEvent) {
+    expect(eventIds.slice(1)).toContain(claim.filter.eventId);
+    expect(claim.multi).toBe(true);
+  }
+  const byId = new Set(claims.filter((claim) => '_id' in claim.filter).map((claim) => String(claim.filter._id)));
+  const firstEventRows = await database.db.collection<{ _id: string; eventId: string }>('herald_deliveries').find({ eventId: eventIds[0]! }).toArray();
+  expect(firstEventRows).toHaveLength(3);
+  for (const row of firstEventRows) expect(byId.has(row._id)).toBe(true);
   const lateRow = await database.db.collection<{ _id: string; lastAttemptAt: Date }>('herald_deliveries').findOne({ _id: late._id });
   expect(lateRow!.lastAttemptAt.getTime()).toBeGreaterThanOrEqual(dueLater.getTime());
 });
