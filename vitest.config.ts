@@ -4,6 +4,16 @@ import { configDefaults, defineConfig } from 'vitest/config';
 const kubernetesTests = ['test/k8s/**/*.test.ts', 'packages/operator/test/**/*.test.ts'];
 // End-to-end tests on a real one-node cluster (scripts/cluster.sh); each file starts its own.
 const clusterTests = ['test/cluster/**/*.test.ts'];
+// Tests that bound how fast Herald answers, resumes or stops when its store goes away or a client
+// stalls: they run alone, so the load of another file beside them does not decide their bounds.
+const timingTests = [
+  'packages/core/test/engine/outage*.test.ts',
+  'packages/core/test/engine/stall.test.ts',
+  'packages/core/test/engine/shutdown.test.ts',
+  'packages/server/test/internal-errors.test.ts',
+  'packages/server/test/store-silent.test.ts',
+  'packages/server/test/slow-clients.test.ts',
+];
 
 export default defineConfig({
   // Workspace packages resolve to their TypeScript sources in tests (see each package's exports).
@@ -25,8 +35,17 @@ export default defineConfig({
         test: {
           name: 'default',
           include: ['packages/*/test/**/*.test.{ts,tsx}', 'test/**/*.test.ts', 'examples/**/*.test.ts'],
-          exclude: [...configDefaults.exclude, ...kubernetesTests, ...clusterTests],
+          exclude: [...configDefaults.exclude, ...kubernetesTests, ...clusterTests, ...timingTests],
           globalSetup: ['test/support/global-setup.ts'],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'timing',
+          include: timingTests,
+          globalSetup: ['test/support/global-setup.ts'],
+          fileParallelism: false,
         },
       },
       {

@@ -51,4 +51,4 @@ done
 (($# > 0)) || set -- packages/core packages/server
 echo "memory-mongo on 127.0.0.1:$port: vitest run $*" >&2
 # Under CI the first run's JSON report is .data/test-report.json; this run's goes beside it.
-HERALD_TEST_REPORT=.data/test-report-memory-mongo.json MONGODB_URI="mongodb://127.0.0.1:$port/" vitest run --project default "$@"
+HERALD_TEST_REPORT=.data/test-report-memory-mongo.json MONGODB_URI="mongodb://127.0.0.1:$port/" vitest run --project default --project timing "$@"
