@@ -11,6 +11,7 @@ import { DeliveryStore } from '../src/engine/store/index.js';
 import type { DeliveryDocument } from '../src/storage/documents.js';
 import { insertOrReplace } from '../src/model/delivery-rows.js';
 import { cancelPendingDeliveries } from '../src/model/event-status.js';
+import { holdingLease } from '../src/model/holding-leases.js';
 import { deliveryRow } from './support/delivery-row.js';
 import { withInsertHooks } from './support/insert-hook.js';
 
@@ -117,15 +118,18 @@ for (const store of ['mongodb', 'ferretdb-v1'] as StoreCompatName[]) {
   });
 }
 
-test('rows a cancellation leased and never deleted (it stopped) go back to PENDING with no attempt counted', async () => {
+test('rows a cancellation or a redelivery held and never let go (it stopped) go back to PENDING with no attempt counted', async () => {
   const store = new DeliveryStore(database.db, 'herald_', await detectStoreCompat(database.db));
   const past = new Date(Date.now() - 1_000);
-  const row = deliveryRow('leased-by-cancel', { status: 'IN_FLIGHT', attempts: 2, leaseOwner: 'cancel:stopped', leaseUntil: past });
+  const cancelling = deliveryRow('leased-by-cancel', { status: 'IN_FLIGHT', attempts: 2, leaseOwner: holdingLease('cancel'), leaseUntil: past });
+  const requeueing = deliveryRow('leased-by-requeue', { status: 'IN_FLIGHT', attempts: 2, leaseOwner: holdingLease('requeue'), leaseUntil: past });
   const attempted = deliveryRow('leased-by-attempt', { status: 'IN_FLIGHT', attempts: 2, leaseOwner: 'engine/1/x', leaseUntil: past });
-  await collections.queue.insertMany([row, attempted]);
-  expect(await store.recovery.recoverExpiredLeases(new Date())).toBe(2);
-  expect(await collections.queue.findOne({ _id: row._id })).toMatchObject({ status: 'PENDING', attempts: 2, leaseOwner: null });
-  expect(await collections.attempts.countDocuments({ deliveryId: row._id })).toBe(0);
+  await collections.queue.insertMany([cancelling, requeueing, attempted]);
+  expect(await store.recovery.recoverExpiredLeases(new Date())).toBe(3);
+  for (const row of [cancelling, requeueing]) {
+    expect(await collections.queue.findOne({ _id: row._id })).toMatchObject({ status: 'PENDING', attempts: 2, leaseOwner: null });
+    expect(await collections.attempts.countDocuments({ deliveryId: row._id })).toBe(0);
+  }
   // An attempt's expired lease is an interrupted attempt: counted and recorded.
   expect(await collections.queue.findOne({ _id: attempted._id })).toMatchObject({ status: 'PENDING', attempts: 3 });
   expect(await collections.attempts.countDocuments({ deliveryId: attempted._id })).toBe(1);

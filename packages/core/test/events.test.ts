@@ -11,6 +11,7 @@ import { buildSubscriberBody } from '../src/model/payload.js';
 import { collectionsFor, type Collections } from '../src/storage/collections.js';
 import type { DeliveryDocument, EventDocument } from '../src/storage/documents.js';
 import { findRows } from '../src/model/delivery-rows.js';
+import { cancelPendingDeliveries } from '../src/model/event-status.js';
 import { applyEventDeltas, EventDeltas, rowDelta } from '../src/model/event-counters.js';
 import { DeliveryStore } from '../src/engine/store/index.js';
 import { detectStoreCompat } from '../src/storage/compat.js';
@@ -790,6 +791,38 @@ describe('cancellation, redeliver and retry', () => {
       Collection.prototype.insertMany = insertMany;
     }
     expect(overtaken).toBe(true);
+    expect(await collections.queue.findOne({ _id: row!._id })).toBeNull();
+    expect(await collections.deliveries.findOne({ _id: row!._id })).toMatchObject({ status: 'DELIVERED', attempts: read.attempts + 1 });
+    expect(await collections.events.findOne({ _id: event.eventId })).toMatchObject({ status: 'ALL_DELIVERED', openDeliveries: 0, failedDeliveries: 0 });
+  });
+
+  test('a cancellation of the subscriber between a stale retry\'s queueing and its check of the history leaves the newer settled copy', async () => {
+    await subscribe(org, 'stale-cancel', ['crate.*']);
+    const { event } = await t.herald.events.publish(org, { eventType: 'crate.counted', aggregateId: 'c1', data: {} });
+    const [row] = await rowsOf(event.eventId);
+    await settleRow(row!._id, { status: 'FAILED', lastError: 'HTTP 500' });
+    await collections.events.updateOne({ _id: event.eventId }, { $set: { status: 'FAILED', openDeliveries: 0, failedDeliveries: 1 } });
+    const read = (await collections.deliveries.findOne({ _id: row!._id }))!;
+    // Its own lane: the cancellation runs while this retry's insert holds the seam's.
+    const cancelCompat = await detectStoreCompat(t.database.db);
+    const insertMany = Collection.prototype.insertMany;
+    let cancelled: number | undefined;
+    Collection.prototype.insertMany = async function (this: Collection, ...args: Parameters<typeof insertMany>) {
+      if (!this.collectionName.endsWith('delivery_queue') || cancelled !== undefined) return insertMany.apply(this, args);
+      cancelled = -1;
+      await collections.deliveries.replaceOne({ _id: read._id }, { ...read, status: 'DELIVERED', attempts: read.attempts + 1, lastError: null, updatedAt: new Date(read.updatedAt.getTime() + 1_000), takenAt: new Date() });
+      await collections.events.updateOne({ _id: event.eventId }, { $inc: { failedDeliveries: -1 }, $set: { status: 'ALL_DELIVERED' } });
+      const result = await insertMany.apply(this, args);
+      // The subscriber is disabled now: its pending rows are cancelled while the retry's copy is queued.
+      cancelled = await cancelPendingDeliveries(collections, cancelCompat, row!.subscriberId, 'Subscriber disabled', new Date());
+      return result;
+    } as typeof insertMany;
+    try {
+      await t.herald.deliveries.retry(org, row!._id);
+    } finally {
+      Collection.prototype.insertMany = insertMany;
+    }
+    expect(cancelled).toBe(0);
     expect(await collections.queue.findOne({ _id: row!._id })).toBeNull();
     expect(await collections.deliveries.findOne({ _id: row!._id })).toMatchObject({ status: 'DELIVERED', attempts: read.attempts + 1 });
     expect(await collections.events.findOne({ _id: event.eventId })).toMatchObject({ status: 'ALL_DELIVERED', openDeliveries: 0, failedDeliveries: 0 });

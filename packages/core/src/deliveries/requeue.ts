@@ -4,18 +4,20 @@
 // not resent: those subscribers opted out.
 //
 // A settled row moves from the history back to the queue: the queue's copy is inserted first (a
-// crash then leaves two copies, and readers take the queue's), parked (due only after PARKED_MS),
-// then the history's copy is deleted by its exact incarnation (`attempts` and `updatedAt` as read),
-// and only then is the queued copy made due. Parked, no engine can send the copy while the history
-// is still being changed: not in the middle of the delete where conditional writes are not atomic
-// (the seam's `uniqueKeyClaims`, FerretDB v1), and not at all if the history's copy turns out to be
-// newer than the one read (another redelivery of the row was sent and settled meanwhile): that
-// parked copy is stale, and it is withdrawn unsent, so no attempt number is used twice.
+// crash then leaves two copies, and readers take the queue's), held by this redelivery (a holding
+// lease, model/holding-leases.ts), then the history's copy is deleted by its exact incarnation
+// (`attempts` and `updatedAt` as read), and only then is the queued copy let go, PENDING and due.
+// Held, no engine sends the copy and no cancellation ends it while the history is still being
+// changed: not in the middle of the delete where conditional writes are not atomic (the seam's
+// `uniqueKeyClaims`, FerretDB v1), and not at all if the history's copy turns out to be newer than
+// the one read (another redelivery of the row was sent and settled meanwhile): that copy is stale,
+// and it is withdrawn untouched, so no attempt number is used twice and the newer history stands.
 import type { Filter } from 'mongodb';
 import type { CoreContext } from '../context.js';
 import { claimIncarnations } from '../storage/claims.js';
 import { anyOf } from '../storage/collections.js';
 import { insertAbsent, readByIds } from '../model/delivery-rows.js';
+import { holdingLease } from '../model/holding-leases.js';
 import type { DeliveryDocument } from '../storage/documents.js';
 import { applyEventDeltas, chunks, EventDeltas, rowDelta } from '../model/event-counters.js';
 
@@ -81,18 +83,23 @@ async function claimedForRequeue<T extends Pick<DeliveryDocument, '_id' | 'attem
   return claimIncarnations(context.collections, context.compat, rows, 'requeue', context.now());
 }
 
-const PARKED_MS = 10_000;
+/**
+ * How long a moved row stays held if this redelivery stops before letting it go: lease recovery then
+ * returns it due, without counting an attempt. Far longer than the two writes in between.
+ */
+const HOLD_MS = 10_000;
 
 /** Moves settled rows back to the queue, due now; returns those moved (not those queued already or changed since read). */
 async function moveBackToQueue(context: CoreContext, rows: readonly DeliveryDocument[], fresh: Pick<DeliveryDocument, 'status' | 'nextAttemptAt' | 'leaseOwner' | 'leaseUntil' | 'updatedAt'>): Promise<readonly DeliveryDocument[]> {
   const { collections, compat } = context;
   const now = fresh.updatedAt;
-  const parked = new Date(now.getTime() + PARKED_MS);
+  const token = holdingLease('requeue');
+  const held = { status: 'IN_FLIGHT' as const, leaseOwner: token, leaseUntil: new Date(now.getTime() + HOLD_MS) };
   // A row queued already is left out: a concurrent redelivery, or an engine still settling the copy
   // we read (its queued copy goes only after its history copy is written). That history copy stays.
   const queued = await insertAbsent(
     collections.queue,
-    rows.map((row) => ({ ...row, ...fresh, nextAttemptAt: parked, retryBudgetFrom: row.attempts, settledBy: null })),
+    rows.map((row) => ({ ...row, ...fresh, ...held, retryBudgetFrom: row.attempts, settledBy: null })),
     compat,
   );
   const queuedIds = new Set(queued.map((row) => row._id));
@@ -111,13 +118,13 @@ async function moveBackToQueue(context: CoreContext, rows: readonly DeliveryDocu
     // A history copy still there is not the one read: ours is stale.
     const stale = new Set((await readByIds(collections.deliveries, compat, moved.map((row) => row._id), { _id: 1 })).map((row) => row._id));
     if (stale.size > 0) {
-      await compat.write(() => collections.queue.deleteMany({ _id: anyOf([...stale]), status: 'PENDING', nextAttemptAt: parked }));
+      await compat.write(() => collections.queue.deleteMany({ _id: anyOf([...stale]), status: 'IN_FLIGHT', leaseOwner: token }));
       moved = moved.filter((row) => !stale.has(row._id));
     }
   }
   if (moved.length > 0) {
     await compat.write(() =>
-      collections.queue.updateMany({ _id: anyOf(moved.map((row) => row._id)), status: 'PENDING', nextAttemptAt: parked }, { $set: { nextAttemptAt: now } }),
+      collections.queue.updateMany({ _id: anyOf(moved.map((row) => row._id)), status: 'IN_FLIGHT', leaseOwner: token }, { $set: fresh }),
     );
   }
   return moved;

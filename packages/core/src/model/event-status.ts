@@ -1,11 +1,11 @@
 // Cancelling the rows of a subscriber that was disabled or deleted.
-import { randomUUID } from 'node:crypto';
 import type { Collections } from '../storage/collections.js';
 import type { StoreCompat } from '../storage/compat.js';
 import type { DeliveryDocument } from '../storage/documents.js';
 import { claimIncarnations } from '../storage/claims.js';
 import { applyEventDeltas, EventDeltas, rowDelta } from './event-counters.js';
 import { insertOrReplace, settledByUs } from './delivery-rows.js';
+import { holdingLease } from './holding-leases.js';
 
 /** Rows cancelled per round (at most the store's write batch); a larger backlog takes several. */
 const PAGE = 1_000;
@@ -36,7 +36,7 @@ export async function cancelPendingDeliveries(
   for (;;) {
     const read = await compat.retry(() => collections.queue.find({ subscriberId, status: 'PENDING' }).limit(page).toArray());
     if (read.length === 0) return cancelled;
-    const token = `${CANCEL_LEASE_PREFIX}${randomUUID()}`;
+    const token = holdingLease('cancel');
     const pending = compat.uniqueKeyClaims ? await claimIncarnations(collections, compat, read, token, now) : await leaseForCancel(collections, compat, read, token, now);
     // Every row read was claimed by someone else meanwhile: the engine cancels what it claims.
     if (pending.length === 0) return cancelled;
@@ -60,13 +60,6 @@ export async function cancelPendingDeliveries(
 
 /** Longer than a page's two writes, each ended by the driver's socket timeout (60 s by default). */
 const CANCEL_LEASE_MS = 120_000;
-
-const CANCEL_LEASE_PREFIX = 'cancel:';
-
-/** Whether a lease was taken by a cancellation, not by an attempt: its expiry interrupted no attempt. */
-export function isCancellationLease(leaseOwner: string | null | undefined): boolean {
-  return leaseOwner?.startsWith(CANCEL_LEASE_PREFIX) ?? false;
-}
 
 /**
  * The rows still as read, leased to this cancellation by one conditional update (an `$or` of each

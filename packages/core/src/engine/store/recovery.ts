@@ -2,7 +2,7 @@
 // events whose counters a stopped worker left behind their rows, and ordered keys whose queued rows
 // are all held. Each step is bounded and idempotent, so any replica may run it.
 import { recountEvents } from '../../model/event-counters.js';
-import { isCancellationLease } from '../../model/event-status.js';
+import { isHoldingLease } from '../../model/holding-leases.js';
 import { lowestPerKey, stalledHeads } from '../../ordering/keys.js';
 import { readDone } from '../../ordering/sequences.js';
 import { claimKey, type Collections } from '../../storage/collections.js';
@@ -30,13 +30,13 @@ export class RecoveryStore extends StorePart {
       this.collections.queue.find({ status: 'IN_FLIGHT', leaseUntil: { $lt: now } }, { projection: { _id: 1, eventId: 1, subscriberId: 1, orgId: 1, attempts: 1, leaseOwner: 1, updatedAt: 1 } }).limit(limit).toArray(),
     );
     if (expired.length === 0) return 0;
-    // A cancellation that stopped before deleting its rows leased them without attempting them.
-    const cancelled = expired.filter((row) => isCancellationLease(row.leaseOwner));
-    const interrupted = expired.filter((row) => !isCancellationLease(row.leaseOwner));
+    // A cancellation or a redelivery that stopped while holding rows leased them without attempting them.
+    const unattempted = expired.filter((row) => isHoldingLease(row.leaseOwner));
+    const interrupted = expired.filter((row) => !isHoldingLease(row.leaseOwner));
     const leaseOf = (rows: typeof expired) => rows.map((row) => ({ id: row._id, expected: { status: 'IN_FLIGHT' as const, leaseOwner: row.leaseOwner ?? null } }));
     const pending = { status: 'PENDING' as const, nextAttemptAt: now, leaseOwner: null, leaseUntil: null, updatedAt: now };
     const [returned, recovered] = await Promise.all([
-      this.updateRowsInState(leaseOf(cancelled), { $set: pending }),
+      this.updateRowsInState(leaseOf(unattempted), { $set: pending }),
       this.updateRowsInState(leaseOf(interrupted), { $set: { ...pending, lastError: INTERRUPTED }, $inc: { attempts: 1 } }),
     ]);
     await insertAttempts(
