@@ -16,7 +16,8 @@ import type { Filter } from 'mongodb';
 import type { CoreContext } from '../context.js';
 import { claimIncarnations } from '../storage/claims.js';
 import { anyOf } from '../storage/collections.js';
-import { insertAbsent, readByIds } from '../model/delivery-rows.js';
+import { findByIds } from '../storage/compat.js';
+import { insertAbsent } from '../model/delivery-rows.js';
 import { holdingLease } from '../model/holding-leases.js';
 import type { DeliveryDocument } from '../storage/documents.js';
 import { applyEventDeltas, chunks, EventDeltas, rowDelta } from '../model/event-counters.js';
@@ -116,7 +117,7 @@ async function moveBackToQueue(context: CoreContext, rows: readonly DeliveryDocu
   }
   if (deleted < moved.length) {
     // A history copy still there is not the one read: ours is stale.
-    const stale = new Set((await readByIds(collections.deliveries, compat, moved.map((row) => row._id), { _id: 1 })).map((row) => row._id));
+    const stale = new Set((await findByIds(collections.deliveries, compat, moved.map((row) => row._id), { projection: { _id: 1 } })).map((row) => row._id));
     if (stale.size > 0) {
       await compat.write(() => collections.queue.deleteMany({ _id: anyOf([...stale]), status: 'IN_FLIGHT', leaseOwner: token }));
       moved = moved.filter((row) => !stale.has(row._id));

@@ -4,11 +4,11 @@
 // from the queue) and a redelivery moves it back, so the cost of claiming and recording never
 // grows with the history. A crash between the two writes can leave a row in both for a moment;
 // readers then take the queue's copy, the live one.
-import type { Collection, Document, Filter } from 'mongodb';
+import type { Document, Filter } from 'mongodb';
 import type { Collections } from '../storage/collections.js';
 import { duplicateIndexes } from '../storage/collections.js';
 import type { DeliveryDocument } from '../storage/documents.js';
-import type { StoreCompat } from '../storage/compat.js';
+import { findByIds, type StoreCompat } from '../storage/compat.js';
 
 /**
  * Rows of both collections matching `filter`, one per id (the queue's copy wins). The two reads run
@@ -102,23 +102,6 @@ export async function insertOrReplace(
 }
 
 /**
- * The rows among `ids` stored in `rows`: by `$in`, or by `_id` one at a time where a `$in` decodes
- * every row stored (compat.ts pointReads). For the rare reads after a write changed fewer rows than
- * it was given.
- */
-export async function readByIds<T extends Pick<DeliveryDocument, '_id'>>(
-  rows: Collection<DeliveryDocument>,
-  compat: Pick<StoreCompat, 'retry' | 'pointReads'>,
-  ids: readonly string[],
-  projection: Document,
-): Promise<T[]> {
-  const found = compat.pointReads
-    ? await Promise.all(ids.map((_id) => compat.retry(() => rows.findOne({ _id }, { projection }))))
-    : await compat.retry(() => rows.find({ _id: { $in: [...ids] } }, { projection }).toArray());
-  return found.filter((row) => row !== null) as unknown[] as T[];
-}
-
-/**
  * Which of the rows a writer moved into the history (its copies marked `settledBy: mark`) it did
  * settle, when its delete from the queue removed fewer than it wrote: a row still queued belongs to
  * whoever holds it now, and a row gone from the queue is the writer's only while the history holds
@@ -132,8 +115,8 @@ export async function settledByUs(
 ): Promise<Set<string>> {
   // The queue first: a row that leaves it after this read has its settling writer's copy in the
   // history before it leaves, so the history read then shows that copy.
-  const queued = await readByIds(collections.queue, compat, ids, { _id: 1 });
-  const copies = await readByIds<Pick<DeliveryDocument, '_id' | 'settledBy'>>(collections.deliveries, compat, ids, { _id: 1, settledBy: 1 });
+  const queued = await findByIds(collections.queue, compat, ids, { projection: { _id: 1 } });
+  const copies = await findByIds<DeliveryDocument, Pick<DeliveryDocument, '_id' | 'settledBy'>>(collections.deliveries, compat, ids, { projection: { _id: 1, settledBy: 1 } });
   const stillQueued = new Set(queued.map((row) => row._id));
   return new Set(copies.flatMap((row) => (row.settledBy === mark && !stillQueued.has(row._id) ? [row._id] : [])));
 }

@@ -10,7 +10,7 @@
 import type { AnyBulkWriteOperation } from 'mongodb';
 import type { DeliveryStatus, EventStatus } from '../schemas/index.js';
 import { anyOf, type Collections } from '../storage/collections.js';
-import type { StoreCompat } from '../storage/compat.js';
+import { findByIds, type StoreCompat } from '../storage/compat.js';
 import type { EventDocument } from '../storage/documents.js';
 import { isSettledEvent, isTerminalDelivery } from './delivery-status.js';
 
@@ -141,10 +141,7 @@ export async function rowsByStatus(collections: Collections, compat: StoreCompat
 
 /** The planned row counts of these events: by `_id` one at a time where `$in` is not served (pointReads). */
 async function plannedCounts(collections: Collections, compat: StoreCompat, eventIds: readonly string[]): Promise<CountedEvent[]> {
-  const projection = { _id: 1, deliveryCount: 1 } as const;
-  if (!compat.pointReads) return compat.retry(() => collections.events.find({ _id: anyOf(eventIds) }, { projection }).toArray());
-  const found = await Promise.all(eventIds.map((_id) => compat.retry(() => collections.events.findOne({ _id }, { projection }))));
-  return found.filter((event): event is NonNullable<typeof event> => event !== null);
+  return findByIds<EventDocument, CountedEvent>(collections.events, compat, eventIds, { projection: { _id: 1, deliveryCount: 1 } });
 }
 
 /**

@@ -8,7 +8,7 @@
 // writes `done` before it releases, so this read, made after the rows exist, sees it.
 import type { Collections } from '../storage/collections.js';
 import { isDuplicateKeyError } from '../storage/collections.js';
-import type { StoreCompat } from '../storage/compat.js';
+import { findByIds, type StoreCompat } from '../storage/compat.js';
 import type { DeliveryDocument, OrderKeyDocument } from '../storage/documents.js';
 import { afterSettle, doneId, planKey, sequenceId, type OrderedRow } from './keys.js';
 
@@ -109,9 +109,7 @@ export async function releaseRows(store: Store, heads: readonly HeldHead[], now:
 export async function readDone(store: Store, keys: readonly string[], urgent = false): Promise<Map<string, number>> {
   const ids = [...new Set(keys)].map(doneId);
   const { collections, compat } = store;
-  const found = compat.pointReads
-    ? (await Promise.all(ids.map((_id) => compat.retry(() => collections.orderKeys.findOne({ _id }), urgent)))).filter((document) => document !== null)
-    : await compat.retry(() => collections.orderKeys.find({ _id: { $in: ids } }).toArray(), urgent);
+  const found = await findByIds(collections.orderKeys, compat, ids, {}, urgent);
   const done = new Map<string, number>();
   for (const document of found) if (document.done !== undefined) done.set(document._id.slice('done:'.length), document.done);
   return done;

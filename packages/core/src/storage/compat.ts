@@ -54,7 +54,7 @@
 //
 // Chosen by detection (`buildInfo` carries `ferretdbVersion` on FerretDB) or by configuration
 // (`storeCompat: 'mongodb' | 'ferretdb-v1'`). docs/ARCHITECTURE.md "Store compatibility" has the list.
-import type { Db, Filter } from 'mongodb';
+import type { Collection, Db, Filter, FindOptions } from 'mongodb';
 import { CLIENT_TIMEOUT_DEFAULTS, isTransientStoreError, withinDeadline } from './availability.js';
 import { StoreLane } from './store-lane.js';
 
@@ -113,6 +113,26 @@ export interface StoreCompat {
   byId<T extends { _id: string }>(id: string, expected: Partial<Omit<T, '_id'>>): Filter<T>;
   /** The filter of the documents with `key` (equalities an index serves) in an expected state, served by that index. */
   byKey<T>(key: Readonly<Record<string, unknown>>, expected: Partial<T>): Filter<T>;
+}
+
+/**
+ * The documents among `ids` (in no particular order): one `$in`, served by the `_id` index, or, where
+ * a `$in` is matched only after every document is decoded (`pointReads`), one read by `_id` each,
+ * side by side. `urgent` as for `retry`.
+ */
+export async function findByIds<TSchema extends { _id: string }, TResult = TSchema>(
+  collection: Collection<TSchema>,
+  compat: Pick<StoreCompat, 'pointReads' | 'retry'>,
+  ids: readonly string[],
+  options: FindOptions = {},
+  urgent = false,
+): Promise<TResult[]> {
+  if (ids.length === 0) return [];
+  if (!compat.pointReads) {
+    return (await compat.retry(() => collection.find({ _id: { $in: [...ids] } } as Filter<TSchema>, options).toArray(), urgent)) as unknown[] as TResult[];
+  }
+  const found = await Promise.all(ids.map((_id) => compat.retry(() => collection.findOne({ _id } as Filter<TSchema>, options), urgent)));
+  return found.filter((document) => document !== null) as unknown[] as TResult[];
 }
 
 /** The key and the expected state, all equalities: MongoDB plans them by the key's index. */

@@ -7,7 +7,7 @@ import type { SubscriberForSend } from '../../handover/fast-path.js';
 import type { DeliveryStatus } from '../../schemas/index.js';
 import { claimIncarnations } from '../../storage/claims.js';
 import type { Collections } from '../../storage/collections.js';
-import type { StoreCompat } from '../../storage/compat.js';
+import { findByIds, type StoreCompat } from '../../storage/compat.js';
 import type { DeliveryDocument, EventDocument } from '../../storage/documents.js';
 import type { EngineCounters } from './counters.js';
 import { StorePart } from './part.js';
@@ -67,10 +67,7 @@ export class ClaimStore extends StorePart {
   }
 
   private async findEvents(eventIds: readonly string[]): Promise<EventDocument[]> {
-    const projection = { subscriberIds: 0 };
-    if (!this.compat.pointReads) return this.read(() => this.collections.events.find({ _id: { $in: [...eventIds] } }, { projection }).toArray());
-    const found = await Promise.all(eventIds.map((_id) => this.read(() => this.collections.events.findOne({ _id }, { projection }))));
-    return found.filter((event): event is EventDocument => event !== null);
+    return findByIds(this.collections.events, this.compat, eventIds, { projection: { subscriberIds: 0 } }, true);
   }
 
   /**

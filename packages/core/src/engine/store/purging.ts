@@ -6,6 +6,7 @@ import { chunks } from '../../model/event-counters.js';
 import type { StoredRetention } from '../../rules/retention-policy.js';
 import type { RetentionGroup } from '../../rules/retention-windows.js';
 import type { EventStatus } from '../../schemas/index.js';
+import { findByIds } from '../../storage/compat.js';
 import type { DeliveryDocument } from '../../storage/documents.js';
 import { passTurns } from '../../ordering/sequences.js';
 import { StorePart } from './part.js';
@@ -66,9 +67,7 @@ export class PurgeStore extends StorePart {
   async removeRowsWithoutEvent(rows: readonly Pick<DeliveryDocument, '_id' | 'eventId' | 'orderKey' | 'orderSeq'>[], now: Date): Promise<number> {
     const eventIds = [...new Set(rows.map((row) => row.eventId))];
     const onPrimary = { projection: { _id: 1 }, readPreference: 'primary' } as const;
-    const found = this.compat.pointReads
-      ? (await Promise.all(eventIds.map((_id) => this.read(() => this.collections.events.findOne({ _id }, onPrimary))))).filter((event) => event !== null)
-      : await this.read(() => this.collections.events.find({ _id: { $in: eventIds } }, onPrimary).toArray());
+    const found = await findByIds(this.collections.events, this.compat, eventIds, onPrimary, true);
     const stored = new Set(found.map((event) => event._id));
     const orphans = rows.filter((row) => !stored.has(row.eventId));
     if (orphans.length === 0) return 0;
