@@ -24,9 +24,15 @@ afterAll(async () => {
   await sink.close();
 });
 
-/** Whether a command reads the events collection by this event's id. */
+/**
+ * Whether a command reads this event's payload by its id, as sending its rows would. The
+ * maintenance pass may recount an event it read as quiet just before its last row settled (a
+ * loaded machine); that read names the few fields a recount needs, and no payload.
+ */
 function readsEvent(command: CommandStartedEvent, eventId: string): boolean {
   if (command.commandName !== 'find' || command.command.find !== 'herald_events') return false;
+  const projection = (command.command.projection ?? {}) as Record<string, unknown>;
+  if (Object.values(projection).some((value) => value === 1 || value === true) && projection.data === undefined) return false;
   const id = (command.command.filter as { _id?: unknown } | undefined)?._id;
   return id === eventId || JSON.stringify(id ?? null).includes(eventId);
 }
