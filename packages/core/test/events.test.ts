@@ -765,25 +765,30 @@ describe('cancellation, redeliver and retry', () => {
     expect(await collections.events.findOne({ _id: event.eventId })).toMatchObject({ status: 'ALL_DELIVERED', openDeliveries: 0, failedDeliveries: 0 });
   });
 
-  test('a retry whose read of the history is stale when it queues (the row was retried, sent and settled meanwhile) sends nothing and counts nothing', async () => {
-    await subscribe(org, 'stale-retry', ['stock.*']);
-    const { event } = await t.herald.events.publish(org, { eventType: 'stock.counted', aggregateId: 's1', data: {} });
+  /**
+   * Retries a FAILED row while, as the retry queues its copy, another retry of the row has been sent
+   * and settled: the history holds a newer copy, and the counters that retry and its settle changed.
+   * `whileQueued` runs once the retry's copy is in the queue. The retry must leave that newer copy
+   * and those counters as they are, and nothing queued.
+   */
+  async function retryOvertaken(handle: string, family: string, whileQueued: (row: DeliveryDocument) => Promise<void> = async () => {}) {
+    await subscribe(org, handle, [`${family}.*`]);
+    const { event } = await t.herald.events.publish(org, { eventType: `${family}.counted`, aggregateId: 'x1', data: {} });
     const [row] = await rowsOf(event.eventId);
     await settleRow(row!._id, { status: 'FAILED', lastError: 'HTTP 500' });
     await collections.events.updateOne({ _id: event.eventId }, { $set: { status: 'FAILED', openDeliveries: 0, failedDeliveries: 1 } });
     const read = (await collections.deliveries.findOne({ _id: row!._id }))!;
-    // As this retry queues its copy, another retry of the row has been sent and settled: the history
-    // holds the newer copy, and the counters that retry and its settle changed.
     const insertMany = Collection.prototype.insertMany;
     let overtaken = false;
     Collection.prototype.insertMany = async function (this: Collection, ...args: Parameters<typeof insertMany>) {
-      if (this.collectionName.endsWith('delivery_queue') && !overtaken) {
-        overtaken = true;
-        await collections.deliveries.replaceOne({ _id: read._id }, { ...read, status: 'DELIVERED', attempts: read.attempts + 1, lastError: null, updatedAt: new Date(read.updatedAt.getTime() + 1_000) });
-        // Directly, not through the store seam: on FerretDB this insert holds its write lane.
-        await collections.events.updateOne({ _id: event.eventId }, { $inc: { failedDeliveries: -1 }, $set: { status: 'ALL_DELIVERED' } });
-      }
-      return insertMany.apply(this, args);
+      if (!this.collectionName.endsWith('delivery_queue') || overtaken) return insertMany.apply(this, args);
+      overtaken = true;
+      await collections.deliveries.replaceOne({ _id: read._id }, { ...read, status: 'DELIVERED', attempts: read.attempts + 1, lastError: null, updatedAt: new Date(read.updatedAt.getTime() + 1_000), takenAt: new Date() });
+      // Directly, not through the store seam: on FerretDB this insert holds its write lane.
+      await collections.events.updateOne({ _id: event.eventId }, { $inc: { failedDeliveries: -1 }, $set: { status: 'ALL_DELIVERED' } });
+      const result = await insertMany.apply(this, args);
+      await whileQueued(read);
+      return result;
     } as typeof insertMany;
     try {
       await t.herald.deliveries.retry(org, row!._id);
@@ -794,38 +799,21 @@ describe('cancellation, redeliver and retry', () => {
     expect(await collections.queue.findOne({ _id: row!._id })).toBeNull();
     expect(await collections.deliveries.findOne({ _id: row!._id })).toMatchObject({ status: 'DELIVERED', attempts: read.attempts + 1 });
     expect(await collections.events.findOne({ _id: event.eventId })).toMatchObject({ status: 'ALL_DELIVERED', openDeliveries: 0, failedDeliveries: 0 });
+  }
+
+  test('a retry whose read of the history is stale when it queues (the row was retried, sent and settled meanwhile) sends nothing and counts nothing', async () => {
+    await retryOvertaken('stale-retry', 'stock');
   });
 
   test('a cancellation of the subscriber between a stale retry\'s queueing and its check of the history leaves the newer settled copy', async () => {
-    await subscribe(org, 'stale-cancel', ['crate.*']);
-    const { event } = await t.herald.events.publish(org, { eventType: 'crate.counted', aggregateId: 'c1', data: {} });
-    const [row] = await rowsOf(event.eventId);
-    await settleRow(row!._id, { status: 'FAILED', lastError: 'HTTP 500' });
-    await collections.events.updateOne({ _id: event.eventId }, { $set: { status: 'FAILED', openDeliveries: 0, failedDeliveries: 1 } });
-    const read = (await collections.deliveries.findOne({ _id: row!._id }))!;
     // Its own lane: the cancellation runs while this retry's insert holds the seam's.
     const cancelCompat = await detectStoreCompat(t.database.db);
-    const insertMany = Collection.prototype.insertMany;
     let cancelled: number | undefined;
-    Collection.prototype.insertMany = async function (this: Collection, ...args: Parameters<typeof insertMany>) {
-      if (!this.collectionName.endsWith('delivery_queue') || cancelled !== undefined) return insertMany.apply(this, args);
-      cancelled = -1;
-      await collections.deliveries.replaceOne({ _id: read._id }, { ...read, status: 'DELIVERED', attempts: read.attempts + 1, lastError: null, updatedAt: new Date(read.updatedAt.getTime() + 1_000), takenAt: new Date() });
-      await collections.events.updateOne({ _id: event.eventId }, { $inc: { failedDeliveries: -1 }, $set: { status: 'ALL_DELIVERED' } });
-      const result = await insertMany.apply(this, args);
+    await retryOvertaken('stale-cancel', 'crate', async (row) => {
       // The subscriber is disabled now: its pending rows are cancelled while the retry's copy is queued.
-      cancelled = await cancelPendingDeliveries(collections, cancelCompat, row!.subscriberId, 'Subscriber disabled', new Date());
-      return result;
-    } as typeof insertMany;
-    try {
-      await t.herald.deliveries.retry(org, row!._id);
-    } finally {
-      Collection.prototype.insertMany = insertMany;
-    }
+      cancelled = await cancelPendingDeliveries(collections, cancelCompat, row.subscriberId, 'Subscriber disabled', new Date());
+    });
     expect(cancelled).toBe(0);
-    expect(await collections.queue.findOne({ _id: row!._id })).toBeNull();
-    expect(await collections.deliveries.findOne({ _id: row!._id })).toMatchObject({ status: 'DELIVERED', attempts: read.attempts + 1 });
-    expect(await collections.events.findOne({ _id: event.eventId })).toMatchObject({ status: 'ALL_DELIVERED', openDeliveries: 0, failedDeliveries: 0 });
   });
 
   test('redeliver leaves rows of disabled subscribers alone', async () => {
