@@ -4,6 +4,7 @@
 import {
   MongoBulkWriteError,
   MongoClientClosedError,
+  MongoExpiredSessionError,
   MongoNetworkError,
   MongoNotConnectedError,
   MongoOperationTimeoutError,
@@ -46,6 +47,10 @@ export function isStoreUnavailable(error: unknown): boolean {
     error instanceof MongoTopologyClosedError ||
     error instanceof MongoServerClosedError ||
     error instanceof MongoClientClosedError ||
+    // Herald starts no sessions of its own: the driver's implicit session of an operation ends
+    // only when its client closes under it (the client keeper reopening the client after an
+    // outage), the error most such operations end with.
+    error instanceof MongoExpiredSessionError ||
     error instanceof MongoOperationTimeoutError
   ) {
     return true;
