@@ -1,7 +1,13 @@
 // herald.events.erase: the right to erasure, against a real MongoDB-wire server.
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { ConflictError, NotFoundError, type Scope } from '../src/index.js';
+import { attemptDocument } from '../src/engine/attempt.js';
+import { resolveConfig } from '../src/engine/config.js';
+import { createMaintenance } from '../src/engine/jobs.js';
+import { DeliveryStore } from '../src/engine/store/index.js';
+import { silentLogger } from '../src/shared/logger.js';
 import { collectionsFor, type Collections } from '../src/storage/collections.js';
+import { detectStoreCompat } from '../src/storage/compat.js';
 import { openTestHerald, type TestHerald } from './helpers.js';
 
 let t: TestHerald;
@@ -66,6 +72,41 @@ describe('erasing an event', () => {
     expect(await leftOf(eventId)).toEqual({ event: 1, queued: 2, settled: 0, attempts: 0 });
     expect(await t.herald.events.erase(org, eventId, { force: true })).toMatchObject({ cancelledDeliveries: 2 });
     expect(await leftOf(eventId)).toEqual({ event: 0, queued: 0, settled: 0, attempts: 0 });
+  });
+
+  test('what an attempt on the wire writes after its event was erased is removed once no attempt can still be running', async () => {
+    const eventId = await publish('o5');
+    const store = new DeliveryStore(t.database.db, 'herald_', await detectStoreCompat(t.database.db));
+    // An engine has claimed one row and is sending it.
+    const [claimed] = await collections.queue.find({ eventId }).limit(1).toArray();
+    const lease = { status: 'IN_FLIGHT' as const, leaseOwner: 'engine/late', leaseUntil: new Date(Date.now() + 60_000), updatedAt: new Date() };
+    await collections.queue.updateOne({ _id: claimed!._id }, { $set: lease });
+    expect(await t.herald.events.erase(org, eventId, { force: true })).toMatchObject({ cancelledDeliveries: 2 });
+    const note = await collections.engineState.findOne({ eventId });
+    expect(note).toMatchObject({ orgId: org.orgId });
+
+    // The attempt ends after the erase, and the engine records its outcome as it would any other.
+    const row = { ...claimed!, ...lease };
+    const attempt = attemptDocument(row, { attempt: 1, startedAt: new Date(), durationMs: 12, httpStatus: 200, errorClass: null, errorMessage: null, responseBodySnippet: '{"customer":"someone@example.com"}' });
+    await store.outcomes.writeOutcomes([{ row, fields: { status: 'DELIVERED', attempts: 1, deliveredAt: new Date() }, attempt }], new Date());
+    expect(await leftOf(eventId)).toEqual({ event: 0, queued: 0, settled: 1, attempts: 1 });
+
+    const maintenance = createMaintenance({ db: t.database.db, prefix: 'herald_', owner: 'erase-test', store, config: resolveConfig({}), logger: silentLogger, onRecovered: () => undefined });
+    // While an attempt of the event could still be running, its writes are left for later.
+    await maintenance.recoverLeases();
+    expect(await leftOf(eventId)).toEqual({ event: 0, queued: 0, settled: 1, attempts: 1 });
+    // Past the longest lease (the attempt timeout's maximum and the lease margin), they go, and so does the note.
+    await collections.engineState.updateOne({ _id: note!._id }, { $set: { createdAt: new Date(Date.now() - 10 * 60_000) } });
+    await maintenance.recoverLeases();
+    expect(await leftOf(eventId)).toEqual({ event: 0, queued: 0, settled: 0, attempts: 0 });
+    expect(await collections.engineState.findOne({ _id: note!._id })).toBeNull();
+    await expect(t.herald.events.erase(org, eventId)).rejects.toBeInstanceOf(NotFoundError);
+  });
+
+  test('an erase that removes no row in flight leaves no note', async () => {
+    const eventId = await publish('o6');
+    await t.herald.events.erase(org, eventId, { force: true });
+    expect(await collections.engineState.findOne({ eventId })).toBeNull();
   });
 
   test("another organization's event is not found and stays", async () => {

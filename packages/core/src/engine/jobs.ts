@@ -18,6 +18,7 @@ import { restAfterRun, ShareOfTime } from '../rules/store-share.js';
 import { Agenda, type Job } from 'agenda';
 import { MongoBackend } from '@agendajs/mongo-backend';
 import type { Db } from 'mongodb';
+import { finishErasures } from '../model/erasure-notes.js';
 import { SUBSCRIBER_LIMITS } from '../schemas/subscribers.js';
 import type { EngineConfig } from './config.js';
 import { isEndedRunLockCheck } from './job-lock-check.js';
@@ -136,6 +137,9 @@ export function createMaintenance(deps: MaintenanceDeps): Maintenance {
     if (stranded > 0) logger.warn({ recovered: stranded }, 'released deliveries whose claimer died before sending');
     const stalled = await paced(keysSweep, () => store.recovery.releaseStalledKeys(now));
     if (stalled > 0) logger.info({ released: stalled }, 'released the next delivery of ordered keys whose turn had not been passed on (a crash, a gap or an erased delivery)');
+    // Attempts outlive no lease: past the longest one, an erased event's late outcomes are all written.
+    const erasedLate = await finishErasures(store.collections, store.compat, new Date(now.getTime() - strandedAfterMs));
+    if (erasedLate > 0) logger.info({ removed: erasedLate }, 'removed what attempts on the wire wrote after their event was erased');
     if (expired + stranded + stalled > 0) deps.onRecovered();
     return expired + stranded + stalled;
   };

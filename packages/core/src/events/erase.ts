@@ -3,14 +3,16 @@
 // cancels them by deleting them. Two round trips in series: the queue read, then the deletes side
 // by side (each served by an `eventId` index; the event by `_id`).
 //
-// What erasure cannot reach: an attempt already on the wire finishes, and its outcome may be
-// written after the erase (a settled row and an attempt, without payload). A second erase removes
-// them: erasing answers 404 only when nothing of the event is left.
+// An attempt already on the wire finishes, and its outcome may be written after the erase (a
+// settled row and an attempt, without payload): an erase that removes rows IN_FLIGHT leaves a note
+// first, and the maintenance pass removes those late writes once no attempt can still be running
+// (model/erasure-notes.ts). Until then a second erase removes them too: erasing answers 404 only
+// when nothing of the event is left.
 import type { CoreContext } from '../context.js';
+import { noteErasureInFlight } from '../model/erasure-notes.js';
 import { ConflictError, NotFoundError } from '../shared/errors.js';
 import type { Scope } from '../shared/scope.js';
 import type { ErasedEvent } from './contract.js';
-
 
 export async function eraseEvent(context: CoreContext, scope: Scope, eventId: string, options: { force?: boolean } = {}): Promise<ErasedEvent> {
   const { collections, compat } = context;
@@ -24,6 +26,7 @@ export async function eraseEvent(context: CoreContext, scope: Scope, eventId: st
   if (queued.length > 0 && !options.force) {
     throw new ConflictError(`webhook event "${eventId}" has ${queued.length} deliveries pending; erase with force=true to cancel them`);
   }
+  if (queued.some((row) => row.status === 'IN_FLIGHT')) await noteErasureInFlight(collections, compat, eventId, scope.orgId, context.now());
   const inOrg = { eventId, orgId: scope.orgId };
   const [cancelled, erased, deliveries, attempts] = await Promise.all([
     queued.length > 0 ? compat.write(() => collections.queue.deleteMany(inOrg)) : Promise.resolve({ deletedCount: 0 }),

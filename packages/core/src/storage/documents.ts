@@ -232,11 +232,12 @@ export interface AttemptDocument extends AttemptRecord {
   orgId: string;
 }
 
-/** Small cluster-wide engine state (cursors of the maintenance jobs). */
+/** Small cluster-wide engine state (cursors of the maintenance jobs, notes of erasures to finish). */
 export interface EngineStateDocument {
   _id: string;
   createdAt?: Date;
   eventId?: string;
+  orgId?: string;
 }
 
 /**
