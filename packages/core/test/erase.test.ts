@@ -103,6 +103,17 @@ describe('erasing an event', () => {
     await expect(t.herald.events.erase(org, eventId)).rejects.toBeInstanceOf(NotFoundError);
   });
 
+  test('a note whose erase did not complete (the event is still stored) is dropped, and the event keeps its rows', async () => {
+    const eventId = await publish('o7');
+    await settle(eventId);
+    const store = new DeliveryStore(t.database.db, 'herald_', await detectStoreCompat(t.database.db));
+    await collections.engineState.insertOne({ _id: `erased:${eventId}`, eventId, orgId: org.orgId, createdAt: new Date(Date.now() - 10 * 60_000) });
+    const maintenance = createMaintenance({ db: t.database.db, prefix: 'herald_', owner: 'erase-test-2', store, config: resolveConfig({}), logger: silentLogger, onRecovered: () => undefined });
+    await maintenance.recoverLeases();
+    expect(await leftOf(eventId)).toEqual({ event: 1, queued: 0, settled: 2, attempts: 2 });
+    expect(await collections.engineState.findOne({ eventId })).toBeNull();
+  });
+
   test('an erase that removes no row in flight leaves no note', async () => {
     const eventId = await publish('o6');
     await t.herald.events.erase(org, eventId, { force: true });

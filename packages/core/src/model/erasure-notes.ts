@@ -16,7 +16,7 @@ export async function noteErasureInFlight(collections: Pick<Collections, 'engine
 
 /** Finishes the erasures noted before `noAttemptSince`, a page at a time; returns the documents removed. */
 export async function finishErasures(
-  collections: Pick<Collections, 'engineState' | 'deliveries' | 'attempts'>,
+  collections: Pick<Collections, 'engineState' | 'events' | 'deliveries' | 'attempts'>,
   compat: Pick<StoreCompat, 'write' | 'retry'>,
   noAttemptSince: Date,
   limit = 100,
@@ -24,13 +24,16 @@ export async function finishErasures(
   const notes = await compat.retry(() => collections.engineState.find({ _id: { $gte: NOTE_PREFIX, $lt: NOTE_PREFIX_END }, createdAt: { $lt: noAttemptSince } }).limit(limit).toArray(), true);
   let removed = 0;
   for (const note of notes) {
-    if (!note.eventId || !note.orgId) continue;
-    const written = { eventId: note.eventId, orgId: note.orgId };
-    const [rows, attempts] = await Promise.all([
-      compat.write(() => collections.deliveries.deleteMany(written), true),
-      compat.write(() => collections.attempts.deleteMany(written), true),
-    ]);
-    removed += rows.deletedCount + attempts.deletedCount;
+    const { eventId, orgId } = note;
+    // An erase that failed after its note left the event stored: its rows are not late writes.
+    const stored = eventId ? await compat.retry(() => collections.events.findOne({ _id: eventId }, { projection: { _id: 1 } }), true) : null;
+    if (eventId && orgId && !stored) {
+      const [rows, attempts] = await Promise.all([
+        compat.write(() => collections.deliveries.deleteMany({ eventId, orgId }), true),
+        compat.write(() => collections.attempts.deleteMany({ eventId, orgId }), true),
+      ]);
+      removed += rows.deletedCount + attempts.deletedCount;
+    }
     await compat.write(() => collections.engineState.deleteOne({ _id: note._id, createdAt: note.createdAt }), true);
   }
   return removed;
