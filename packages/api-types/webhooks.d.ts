@@ -144,7 +144,7 @@ export interface paths {
         post?: never;
         /**
          * Erase an event now, with its delivery rows and attempts (right to erasure; extension)
-         * @description Answers 409 while deliveries of the event are still to be sent; `force=true` removes those too (they are never sent). An attempt already on the wire finishes; its outcome, if written after the erase, is removed by erasing again.
+         * @description Answers 409 while deliveries of the event are still to be sent; `force=true` removes those too (they are never sent). An attempt already on the wire finishes; its outcome, if written after the erase, is removed by the maintenance pass once no attempt can still be running (45 s with the defaults), or at once by erasing again.
          */
         delete: operations["eraseWebhookEvent"];
         options?: never;
