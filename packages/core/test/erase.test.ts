@@ -50,6 +50,13 @@ async function settle(eventId: string): Promise<void> {
   await collections.events.updateOne({ _id: eventId }, { $set: { status: 'ALL_DELIVERED', openDeliveries: 0 } });
 }
 
+/** The engine's store and its maintenance jobs on the test database, as an engine would run them. */
+async function engineParts(owner: string) {
+  const store = new DeliveryStore(t.database.db, 'herald_', await detectStoreCompat(t.database.db));
+  const maintenance = createMaintenance({ db: t.database.db, prefix: 'herald_', owner, store, config: resolveConfig({}), logger: silentLogger, onRecovered: () => undefined });
+  return { store, maintenance };
+}
+
 describe('erasing an event', () => {
   test('a settled event goes with its rows and attempts; other events stay', async () => {
     const [erased, kept] = [await publish('o1'), await publish('o2')];
@@ -76,7 +83,7 @@ describe('erasing an event', () => {
 
   test('what an attempt on the wire writes after its event was erased is removed once no attempt can still be running', async () => {
     const eventId = await publish('o5');
-    const store = new DeliveryStore(t.database.db, 'herald_', await detectStoreCompat(t.database.db));
+    const { store, maintenance } = await engineParts('erase-test');
     // An engine has claimed one row and is sending it.
     const [claimed] = await collections.queue.find({ eventId }).limit(1).toArray();
     const lease = { status: 'IN_FLIGHT' as const, leaseOwner: 'engine/late', leaseUntil: new Date(Date.now() + 60_000), updatedAt: new Date() };
@@ -91,7 +98,6 @@ describe('erasing an event', () => {
     await store.outcomes.writeOutcomes([{ row, fields: { status: 'DELIVERED', attempts: 1, deliveredAt: new Date() }, attempt }], new Date());
     expect(await leftOf(eventId)).toEqual({ event: 0, queued: 0, settled: 1, attempts: 1 });
 
-    const maintenance = createMaintenance({ db: t.database.db, prefix: 'herald_', owner: 'erase-test', store, config: resolveConfig({}), logger: silentLogger, onRecovered: () => undefined });
     // While an attempt of the event could still be running, its writes are left for later.
     await maintenance.recoverLeases();
     expect(await leftOf(eventId)).toEqual({ event: 0, queued: 0, settled: 1, attempts: 1 });
@@ -106,9 +112,8 @@ describe('erasing an event', () => {
   test('a note whose erase did not complete (the event is still stored) is dropped, and the event keeps its rows', async () => {
     const eventId = await publish('o7');
     await settle(eventId);
-    const store = new DeliveryStore(t.database.db, 'herald_', await detectStoreCompat(t.database.db));
+    const { maintenance } = await engineParts('erase-test-2');
     await collections.engineState.insertOne({ _id: `erased:${eventId}`, eventId, orgId: org.orgId, createdAt: new Date(Date.now() - 10 * 60_000) });
-    const maintenance = createMaintenance({ db: t.database.db, prefix: 'herald_', owner: 'erase-test-2', store, config: resolveConfig({}), logger: silentLogger, onRecovered: () => undefined });
     await maintenance.recoverLeases();
     expect(await leftOf(eventId)).toEqual({ event: 1, queued: 0, settled: 2, attempts: 2 });
     expect(await collections.engineState.findOne({ eventId })).toBeNull();
