@@ -135,6 +135,28 @@ test('rows a cancellation or a redelivery held and never let go (it stopped) go 
   expect(await collections.attempts.countDocuments({ deliveryId: attempted._id })).toBe(1);
 });
 
+test('a redelivery that stopped holding the copies it moved back: lease recovery finishes each move, and withdraws a copy whose history copy was overtaken', async () => {
+  const store = new DeliveryStore(database.db, 'herald_', await detectStoreCompat(database.db));
+  const past = new Date(Date.now() - 1_000);
+  const readAt = new Date(Date.now() - 60_000);
+  const heldFrom = { attempts: 2, updatedAt: readAt };
+  const held = { status: 'IN_FLIGHT' as const, attempts: 2, leaseOwner: holdingLease('requeue'), leaseUntil: past, heldFrom };
+  await collections.deliveries.insertMany([
+    deliveryRow('moved-as-read', { status: 'FAILED', attempts: 2, updatedAt: readAt }),
+    // Another redelivery of this row was sent and settled after this one read its copy.
+    deliveryRow('moved-overtaken', { status: 'DELIVERED', attempts: 3, updatedAt: new Date(readAt.getTime() + 1_000) }),
+  ]);
+  await collections.queue.insertMany([deliveryRow('moved-as-read', held), deliveryRow('moved-overtaken', held)]);
+  expect(await store.recovery.recoverExpiredLeases(new Date())).toBe(1);
+  const letGo = await collections.queue.findOne({ _id: 'moved-as-read' });
+  expect(letGo).toMatchObject({ status: 'PENDING', attempts: 2, leaseOwner: null });
+  expect(letGo?.heldFrom).toBeUndefined();
+  expect(await collections.deliveries.findOne({ _id: 'moved-as-read' })).toBeNull();
+  expect(await collections.queue.findOne({ _id: 'moved-overtaken' })).toBeNull();
+  expect(await collections.deliveries.findOne({ _id: 'moved-overtaken' })).toMatchObject({ status: 'DELIVERED', attempts: 3 });
+  expect(await collections.attempts.countDocuments({ deliveryId: { $in: ['moved-as-read', 'moved-overtaken'] } })).toBe(0);
+});
+
 test('mongodb path: a cancellation whose lease ran out while it stalled leaves the row to the engine that took it over and settled it', async () => {
   const compat = storeCompat('mongodb');
   const store = new DeliveryStore(database.db, 'herald_', compat);

@@ -816,6 +816,15 @@ describe('cancellation, redeliver and retry', () => {
     expect(cancelled).toBe(0);
   });
 
+  test('a stale retry whose hold runs out before its check of the history (it stalled) is withdrawn by lease recovery, not let go', async () => {
+    // Its own lane: recovery runs while this retry's insert holds the seam's.
+    const store = new DeliveryStore(t.database.db, 'herald_', await detectStoreCompat(t.database.db));
+    await retryOvertaken('stale-stalled', 'parcel', async (row) => {
+      await collections.queue.updateOne({ _id: row._id }, { $set: { leaseUntil: new Date(Date.now() - 1_000) } });
+      await store.recovery.recoverExpiredLeases(new Date());
+    });
+  });
+
   test('redeliver leaves rows of disabled subscribers alone', async () => {
     await subscribe(org, 'redeliver-on', ['sync.*']);
     await subscribe(org, 'redeliver-off', ['sync.*']);

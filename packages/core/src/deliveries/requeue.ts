@@ -6,7 +6,9 @@
 // A settled row moves from the history back to the queue: the queue's copy is inserted first (a
 // crash then leaves two copies, and readers take the queue's), held by this redelivery (a holding
 // lease, model/holding-leases.ts), then the history's copy is deleted by its exact incarnation
-// (`attempts` and `updatedAt` as read), and only then is the queued copy let go, PENDING and due.
+// (`attempts` and `updatedAt` as read, which the queued copy keeps as `heldFrom`), and only then is
+// the queued copy let go, PENDING and due (model/moves-back.ts; lease recovery finishes the move the
+// same way for a redelivery whose hold ran out).
 // Held, no engine sends the copy and no cancellation ends it while the history is still being
 // changed: not in the middle of the delete where conditional writes are not atomic (the seam's
 // `uniqueKeyClaims`, FerretDB v1), and not at all if the history's copy turns out to be newer than
@@ -16,9 +18,9 @@ import type { Filter } from 'mongodb';
 import type { CoreContext } from '../context.js';
 import { claimIncarnations } from '../storage/claims.js';
 import { anyOf } from '../storage/collections.js';
-import { findByIds } from '../storage/compat.js';
 import { insertAbsent } from '../model/delivery-rows.js';
 import { holdingLease } from '../model/holding-leases.js';
+import { finishMovesBack, type Release } from '../model/moves-back.js';
 import type { DeliveryDocument } from '../storage/documents.js';
 import { applyEventDeltas, chunks, EventDeltas, rowDelta } from '../model/event-counters.js';
 
@@ -85,13 +87,13 @@ async function claimedForRequeue<T extends Pick<DeliveryDocument, '_id' | 'attem
 }
 
 /**
- * How long a moved row stays held if this redelivery stops before letting it go: lease recovery then
- * returns it due, without counting an attempt. Far longer than the two writes in between.
+ * How long a moved row stays held if this redelivery stops or stalls before letting it go: lease
+ * recovery then finishes the move (model/moves-back.ts), without counting an attempt.
  */
 const HOLD_MS = 10_000;
 
 /** Moves settled rows back to the queue, due now; returns those moved (not those queued already or changed since read). */
-async function moveBackToQueue(context: CoreContext, rows: readonly DeliveryDocument[], fresh: Pick<DeliveryDocument, 'status' | 'nextAttemptAt' | 'leaseOwner' | 'leaseUntil' | 'updatedAt'>): Promise<readonly DeliveryDocument[]> {
+async function moveBackToQueue(context: CoreContext, rows: readonly DeliveryDocument[], fresh: Release): Promise<readonly DeliveryDocument[]> {
   const { collections, compat } = context;
   const now = fresh.updatedAt;
   const token = holdingLease('requeue');
@@ -100,33 +102,11 @@ async function moveBackToQueue(context: CoreContext, rows: readonly DeliveryDocu
   // we read (its queued copy goes only after its history copy is written). That history copy stays.
   const queued = await insertAbsent(
     collections.queue,
-    rows.map((row) => ({ ...row, ...fresh, ...held, retryBudgetFrom: row.attempts, settledBy: null })),
+    rows.map((row) => ({ ...row, ...fresh, ...held, retryBudgetFrom: row.attempts, settledBy: null, heldFrom: { attempts: row.attempts, updatedAt: row.updatedAt } })),
     compat,
   );
   const queuedIds = new Set(queued.map((row) => row._id));
-  let moved = rows.filter((row) => queuedIds.has(row._id));
-  let deleted = 0;
-  for (const part of chunks(moved, compat.maxWriteBatch)) {
-    const result = await compat.write(() =>
-      collections.deliveries.bulkWrite(
-        part.map((row) => ({ deleteOne: { filter: { _id: row._id, attempts: row.attempts, updatedAt: row.updatedAt } } })),
-        { ordered: false },
-      ),
-    );
-    deleted += result.deletedCount;
-  }
-  if (deleted < moved.length) {
-    // A history copy still there is not the one read: ours is stale.
-    const stale = new Set((await findByIds(collections.deliveries, compat, moved.map((row) => row._id), { projection: { _id: 1 } })).map((row) => row._id));
-    if (stale.size > 0) {
-      await compat.write(() => collections.queue.deleteMany({ _id: anyOf([...stale]), status: 'IN_FLIGHT', leaseOwner: token }));
-      moved = moved.filter((row) => !stale.has(row._id));
-    }
-  }
-  if (moved.length > 0) {
-    await compat.write(() =>
-      collections.queue.updateMany({ _id: anyOf(moved.map((row) => row._id)), status: 'IN_FLIGHT', leaseOwner: token }, { $set: fresh }),
-    );
-  }
-  return moved;
+  const moves = rows.filter((row) => queuedIds.has(row._id)).map((row) => ({ _id: row._id, leaseOwner: token, heldFrom: { attempts: row.attempts, updatedAt: row.updatedAt } }));
+  const moved = await finishMovesBack(collections, compat, moves, fresh);
+  return rows.filter((row) => moved.has(row._id));
 }

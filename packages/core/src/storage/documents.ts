@@ -210,6 +210,11 @@ export interface DeliveryDocument {
    * taken later (model/delivery-rows.ts insertOrReplace).
    */
   takenAt?: Date;
+  /**
+   * On a queued copy a redelivery holds: the incarnation of the history copy it was moved from,
+   * until the move is finished (model/moves-back.ts).
+   */
+  heldFrom?: { attempts: number; updatedAt: Date } | null;
   createdAt: Date;
   updatedAt: Date;
   /** The event's traceparent: each attempt is a span of the publish's trace. */

@@ -3,6 +3,7 @@
 // are all held. Each step is bounded and idempotent, so any replica may run it.
 import { recountEvents } from '../../model/event-counters.js';
 import { isHoldingLease } from '../../model/holding-leases.js';
+import { finishMovesBack, type HeldMove } from '../../model/moves-back.js';
 import { lowestPerKey, stalledHeads } from '../../ordering/keys.js';
 import { readDone } from '../../ordering/sequences.js';
 import { claimKey, type Collections } from '../../storage/collections.js';
@@ -27,15 +28,24 @@ export class RecoveryStore extends StorePart {
    */
   async recoverExpiredLeases(now: Date, limit = 1_000): Promise<number> {
     const expired = await this.read(() =>
-      this.collections.queue.find({ status: 'IN_FLIGHT', leaseUntil: { $lt: now } }, { projection: { _id: 1, eventId: 1, subscriberId: 1, orgId: 1, attempts: 1, leaseOwner: 1, updatedAt: 1 } }).limit(limit).toArray(),
+      this.collections.queue
+        .find({ status: 'IN_FLIGHT', leaseUntil: { $lt: now } }, { projection: { _id: 1, eventId: 1, subscriberId: 1, orgId: 1, attempts: 1, leaseOwner: 1, updatedAt: 1, heldFrom: 1 } })
+        .limit(limit)
+        .toArray(),
     );
     if (expired.length === 0) return 0;
-    // A cancellation or a redelivery that stopped while holding rows leased them without attempting them.
-    const unattempted = expired.filter((row) => isHoldingLease(row.leaseOwner));
+    // A cancellation or a redelivery that stopped while holding rows leased them without attempting
+    // them. A redelivery's move is finished as it would have finished it: a copy it made from a
+    // history copy since overtaken is withdrawn, not let go.
+    const isMoveBack = (row: (typeof expired)[number]): row is (typeof expired)[number] & HeldMove =>
+      isHoldingLease(row.leaseOwner) && row.heldFrom !== undefined && row.heldFrom !== null;
+    const moves = expired.filter(isMoveBack);
+    const unattempted = expired.filter((row) => isHoldingLease(row.leaseOwner) && !isMoveBack(row));
     const interrupted = expired.filter((row) => !isHoldingLease(row.leaseOwner));
     const leaseOf = (rows: typeof expired) => rows.map((row) => ({ id: row._id, expected: { status: 'IN_FLIGHT' as const, leaseOwner: row.leaseOwner ?? null } }));
     const pending = { status: 'PENDING' as const, nextAttemptAt: now, leaseOwner: null, leaseUntil: null, updatedAt: now };
-    const [returned, recovered] = await Promise.all([
+    const [moved, returned, recovered] = await Promise.all([
+      moves.length > 0 ? finishMovesBack(this.collections, this.compat, moves, pending) : new Set<string>(),
       this.updateRowsInState(leaseOf(unattempted), { $set: pending }),
       this.updateRowsInState(leaseOf(interrupted), { $set: { ...pending, lastError: INTERRUPTED }, $inc: { attempts: 1 } }),
     ]);
@@ -56,7 +66,7 @@ export class RecoveryStore extends StorePart {
         responseBodySnippet: null,
       })),
     );
-    return returned + recovered;
+    return moved.size + returned + recovered;
   }
 
   /**
