@@ -139,8 +139,8 @@ test('a redelivery that stopped holding the copies it moved back: lease recovery
   const store = new DeliveryStore(database.db, 'herald_', await detectStoreCompat(database.db));
   const past = new Date(Date.now() - 1_000);
   const readAt = new Date(Date.now() - 60_000);
-  const heldFrom = { attempts: 2, updatedAt: readAt };
-  const held = { status: 'IN_FLIGHT' as const, attempts: 2, leaseOwner: holdingLease('requeue'), leaseUntil: past, heldFrom };
+  const token = holdingLease('requeue');
+  const held = { status: 'IN_FLIGHT' as const, attempts: 2, leaseOwner: token, leaseUntil: past, movedBack: { by: token, attempts: 2, updatedAt: readAt } };
   await collections.deliveries.insertMany([
     deliveryRow('moved-as-read', { status: 'FAILED', attempts: 2, updatedAt: readAt }),
     // Another redelivery of this row was sent and settled after this one read its copy.
@@ -149,8 +149,7 @@ test('a redelivery that stopped holding the copies it moved back: lease recovery
   await collections.queue.insertMany([deliveryRow('moved-as-read', held), deliveryRow('moved-overtaken', held)]);
   expect(await store.recovery.recoverExpiredLeases(new Date())).toBe(1);
   const letGo = await collections.queue.findOne({ _id: 'moved-as-read' });
-  expect(letGo).toMatchObject({ status: 'PENDING', attempts: 2, leaseOwner: null });
-  expect(letGo?.heldFrom).toBeUndefined();
+  expect(letGo).toMatchObject({ status: 'PENDING', attempts: 2, leaseOwner: null, movedBack: { by: token } });
   expect(await collections.deliveries.findOne({ _id: 'moved-as-read' })).toBeNull();
   expect(await collections.queue.findOne({ _id: 'moved-overtaken' })).toBeNull();
   expect(await collections.deliveries.findOne({ _id: 'moved-overtaken' })).toMatchObject({ status: 'DELIVERED', attempts: 3 });

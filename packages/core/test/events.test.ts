@@ -825,6 +825,44 @@ describe('cancellation, redeliver and retry', () => {
     });
   });
 
+  test('a retry whose hold runs out mid-move, whose copy lease recovery lets go and the engine sends, counts that send once', async () => {
+    await subscribe(org, 'stalled-current', ['tray.*']);
+    const { event } = await t.herald.events.publish(org, { eventType: 'tray.counted', aggregateId: 'x1', data: {} });
+    const [row] = await rowsOf(event.eventId);
+    await settleRow(row!._id, { status: 'FAILED', lastError: 'HTTP 500' });
+    await collections.events.updateOne({ _id: event.eventId }, { $set: { status: 'FAILED', openDeliveries: 0, failedDeliveries: 1 } });
+    const read = (await collections.deliveries.findOne({ _id: row!._id }))!;
+    // Its own lane: recovery runs while this retry's insert holds the seam's.
+    const store = new DeliveryStore(t.database.db, 'herald_', await detectStoreCompat(t.database.db));
+    const insertMany = Collection.prototype.insertMany;
+    let stalled = false;
+    Collection.prototype.insertMany = async function (this: Collection, ...args: Parameters<typeof insertMany>) {
+      const result = await insertMany.apply(this, args);
+      if (!this.collectionName.endsWith('delivery_queue') || stalled) return result;
+      stalled = true;
+      // The retry stalls here past its hold: recovery finishes the move and lets the copy go, and
+      // an engine sends and settles it (written directly, as its settle would be), all before the
+      // retry goes on.
+      await collections.queue.updateOne({ _id: read._id }, { $set: { leaseUntil: new Date(Date.now() - 1_000) } });
+      await store.recovery.recoverExpiredLeases(new Date());
+      const letGo = (await collections.queue.findOne({ _id: read._id }))!;
+      expect(letGo).toMatchObject({ status: 'PENDING', leaseOwner: null });
+      await collections.queue.deleteOne({ _id: read._id });
+      await collections.deliveries.insertOne({ ...letGo, status: 'DELIVERED', attempts: read.attempts + 1, lastError: null, settledBy: 'engine-batch', takenAt: new Date(), updatedAt: new Date() });
+      await collections.events.updateOne({ _id: event.eventId }, { $inc: { openDeliveries: -1 }, $set: { status: 'ALL_DELIVERED' } });
+      return result;
+    } as typeof insertMany;
+    try {
+      await t.herald.deliveries.retry(org, row!._id);
+    } finally {
+      Collection.prototype.insertMany = insertMany;
+    }
+    expect(stalled).toBe(true);
+    expect(await collections.queue.findOne({ _id: row!._id })).toBeNull();
+    expect(await collections.deliveries.findOne({ _id: row!._id })).toMatchObject({ status: 'DELIVERED', attempts: read.attempts + 1 });
+    expect(await collections.events.findOne({ _id: event.eventId })).toMatchObject({ status: 'ALL_DELIVERED', openDeliveries: 0, failedDeliveries: 0 });
+  });
+
   test('redeliver leaves rows of disabled subscribers alone', async () => {
     await subscribe(org, 'redeliver-on', ['sync.*']);
     await subscribe(org, 'redeliver-off', ['sync.*']);

@@ -6,7 +6,7 @@
 // A settled row moves from the history back to the queue: the queue's copy is inserted first (a
 // crash then leaves two copies, and readers take the queue's), held by this redelivery (a holding
 // lease, model/holding-leases.ts), then the history's copy is deleted by its exact incarnation
-// (`attempts` and `updatedAt` as read, which the queued copy keeps as `heldFrom`), and only then is
+// (`attempts` and `updatedAt` as read, which the queued copy keeps in `movedBack`), and only then is
 // the queued copy let go, PENDING and due (model/moves-back.ts; lease recovery finishes the move the
 // same way for a redelivery whose hold ran out).
 // Held, no engine sends the copy and no cancellation ends it while the history is still being
@@ -102,11 +102,11 @@ async function moveBackToQueue(context: CoreContext, rows: readonly DeliveryDocu
   // we read (its queued copy goes only after its history copy is written). That history copy stays.
   const queued = await insertAbsent(
     collections.queue,
-    rows.map((row) => ({ ...row, ...fresh, ...held, retryBudgetFrom: row.attempts, settledBy: null, heldFrom: { attempts: row.attempts, updatedAt: row.updatedAt } })),
+    rows.map((row) => ({ ...row, ...fresh, ...held, retryBudgetFrom: row.attempts, settledBy: null, movedBack: { by: token, attempts: row.attempts, updatedAt: row.updatedAt } })),
     compat,
   );
   const queuedIds = new Set(queued.map((row) => row._id));
-  const moves = rows.filter((row) => queuedIds.has(row._id)).map((row) => ({ _id: row._id, leaseOwner: token, heldFrom: { attempts: row.attempts, updatedAt: row.updatedAt } }));
+  const moves = rows.filter((row) => queuedIds.has(row._id)).map((row) => ({ _id: row._id, movedBack: { by: token, attempts: row.attempts, updatedAt: row.updatedAt } }));
   const moved = await finishMovesBack(collections, compat, moves, fresh);
   return rows.filter((row) => moved.has(row._id));
 }

@@ -8,8 +8,8 @@ import type {
 import type { AttemptRecord, DeliveryDocument } from '../storage/documents.js';
 
 /** A delivery row as list reads load it. */
-export type DeliveryRowSummary = Omit<DeliveryDocument, 'settledBy' | 'takenAt'>;
-export const SUMMARY_PROJECTION = { settledBy: 0, takenAt: 0 } as const;
+export type DeliveryRowSummary = Omit<DeliveryDocument, 'settledBy' | 'takenAt' | 'movedBack'>;
+export const SUMMARY_PROJECTION = { settledBy: 0, takenAt: 0, movedBack: 0 } as const;
 
 function iso(date: Date | null | undefined): string | null {
   return date ? date.toISOString() : null;

@@ -211,10 +211,11 @@ export interface DeliveryDocument {
    */
   takenAt?: Date;
   /**
-   * On a queued copy a redelivery holds: the incarnation of the history copy it was moved from,
-   * until the move is finished (model/moves-back.ts).
+   * On a row a redelivery moved back from the history: that redelivery's holding lease (`by`) and
+   * the incarnation of the history copy it moved. Kept after the move, into the row's next history
+   * copy, so whoever finishes the move tells that copy from a newer one (model/moves-back.ts).
    */
-  heldFrom?: { attempts: number; updatedAt: Date } | null;
+  movedBack?: { by: string; attempts: number; updatedAt: Date };
   createdAt: Date;
   updatedAt: Date;
   /** The event's traceparent: each attempt is a span of the publish's trace. */

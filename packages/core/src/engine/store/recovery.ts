@@ -29,7 +29,7 @@ export class RecoveryStore extends StorePart {
   async recoverExpiredLeases(now: Date, limit = 1_000): Promise<number> {
     const expired = await this.read(() =>
       this.collections.queue
-        .find({ status: 'IN_FLIGHT', leaseUntil: { $lt: now } }, { projection: { _id: 1, eventId: 1, subscriberId: 1, orgId: 1, attempts: 1, leaseOwner: 1, updatedAt: 1, heldFrom: 1 } })
+        .find({ status: 'IN_FLIGHT', leaseUntil: { $lt: now } }, { projection: { _id: 1, eventId: 1, subscriberId: 1, orgId: 1, attempts: 1, leaseOwner: 1, updatedAt: 1, movedBack: 1 } })
         .limit(limit)
         .toArray(),
     );
@@ -38,7 +38,7 @@ export class RecoveryStore extends StorePart {
     // them. A redelivery's move is finished as it would have finished it: a copy it made from a
     // history copy since overtaken is withdrawn, not let go.
     const isMoveBack = (row: (typeof expired)[number]): row is (typeof expired)[number] & HeldMove =>
-      isHoldingLease(row.leaseOwner) && row.heldFrom !== undefined && row.heldFrom !== null;
+      isHoldingLease(row.leaseOwner) && row.movedBack !== undefined && row.movedBack.by === row.leaseOwner;
     const moves = expired.filter(isMoveBack);
     const unattempted = expired.filter((row) => isHoldingLease(row.leaseOwner) && !isMoveBack(row));
     const interrupted = expired.filter((row) => !isHoldingLease(row.leaseOwner));
