@@ -766,12 +766,16 @@ describe('cancellation, redeliver and retry', () => {
   });
 
   /**
-   * Retries a FAILED row while, as the retry queues its copy, another retry of the row has been sent
-   * and settled: the history holds a newer copy, and the counters that retry and its settle changed.
-   * `whileQueued` runs once the retry's copy is in the queue. The retry must leave that newer copy
-   * and those counters as they are, and nothing queued.
+   * Retries a FAILED row, with other writers acting as the retry queues its copy: `before` just
+   * before that insert, `after` once the copy is in. Whatever they do, the row must end delivered
+   * once: its newer history copy (attempt + 1) standing, nothing queued, and the event's counters
+   * counting it once.
    */
-  async function retryOvertaken(handle: string, family: string, whileQueued: (row: DeliveryDocument) => Promise<void> = async () => {}) {
+  async function retryDeliveredMeanwhile(
+    handle: string,
+    family: string,
+    around: { before?: (read: DeliveryDocument, eventId: string) => Promise<void>; after?: (read: DeliveryDocument, eventId: string) => Promise<void> },
+  ) {
     await subscribe(org, handle, [`${family}.*`]);
     const { event } = await t.herald.events.publish(org, { eventType: `${family}.counted`, aggregateId: 'x1', data: {} });
     const [row] = await rowsOf(event.eventId);
@@ -779,15 +783,13 @@ describe('cancellation, redeliver and retry', () => {
     await collections.events.updateOne({ _id: event.eventId }, { $set: { status: 'FAILED', openDeliveries: 0, failedDeliveries: 1 } });
     const read = (await collections.deliveries.findOne({ _id: row!._id }))!;
     const insertMany = Collection.prototype.insertMany;
-    let overtaken = false;
+    let hooked = false;
     Collection.prototype.insertMany = async function (this: Collection, ...args: Parameters<typeof insertMany>) {
-      if (!this.collectionName.endsWith('delivery_queue') || overtaken) return insertMany.apply(this, args);
-      overtaken = true;
-      await collections.deliveries.replaceOne({ _id: read._id }, { ...read, status: 'DELIVERED', attempts: read.attempts + 1, lastError: null, updatedAt: new Date(read.updatedAt.getTime() + 1_000), takenAt: new Date() });
-      // Directly, not through the store seam: on FerretDB this insert holds its write lane.
-      await collections.events.updateOne({ _id: event.eventId }, { $inc: { failedDeliveries: -1 }, $set: { status: 'ALL_DELIVERED' } });
+      if (!this.collectionName.endsWith('delivery_queue') || hooked) return insertMany.apply(this, args);
+      hooked = true;
+      await around.before?.(read, event.eventId);
       const result = await insertMany.apply(this, args);
-      await whileQueued(read);
+      await around.after?.(read, event.eventId);
       return result;
     } as typeof insertMany;
     try {
@@ -795,10 +797,26 @@ describe('cancellation, redeliver and retry', () => {
     } finally {
       Collection.prototype.insertMany = insertMany;
     }
-    expect(overtaken).toBe(true);
+    expect(hooked).toBe(true);
     expect(await collections.queue.findOne({ _id: row!._id })).toBeNull();
     expect(await collections.deliveries.findOne({ _id: row!._id })).toMatchObject({ status: 'DELIVERED', attempts: read.attempts + 1 });
     expect(await collections.events.findOne({ _id: event.eventId })).toMatchObject({ status: 'ALL_DELIVERED', openDeliveries: 0, failedDeliveries: 0 });
+  }
+
+  /**
+   * Another retry of the row has been sent and settled as this one queues its copy: the history
+   * holds a newer copy, and the counters that retry and its settle changed. `whileQueued` runs once
+   * this retry's copy is in the queue.
+   */
+  async function retryOvertaken(handle: string, family: string, whileQueued: (row: DeliveryDocument) => Promise<void> = async () => {}) {
+    await retryDeliveredMeanwhile(handle, family, {
+      before: async (read, eventId) => {
+        await collections.deliveries.replaceOne({ _id: read._id }, { ...read, status: 'DELIVERED', attempts: read.attempts + 1, lastError: null, updatedAt: new Date(read.updatedAt.getTime() + 1_000), takenAt: new Date() });
+        // Directly, not through the store seam: on FerretDB this insert holds its write lane.
+        await collections.events.updateOne({ _id: eventId }, { $inc: { failedDeliveries: -1 }, $set: { status: 'ALL_DELIVERED' } });
+      },
+      after: whileQueued,
+    });
   }
 
   test('a retry whose read of the history is stale when it queues (the row was retried, sent and settled meanwhile) sends nothing and counts nothing', async () => {
@@ -826,41 +844,22 @@ describe('cancellation, redeliver and retry', () => {
   });
 
   test('a retry whose hold runs out mid-move, whose copy lease recovery lets go and the engine sends, counts that send once', async () => {
-    await subscribe(org, 'stalled-current', ['tray.*']);
-    const { event } = await t.herald.events.publish(org, { eventType: 'tray.counted', aggregateId: 'x1', data: {} });
-    const [row] = await rowsOf(event.eventId);
-    await settleRow(row!._id, { status: 'FAILED', lastError: 'HTTP 500' });
-    await collections.events.updateOne({ _id: event.eventId }, { $set: { status: 'FAILED', openDeliveries: 0, failedDeliveries: 1 } });
-    const read = (await collections.deliveries.findOne({ _id: row!._id }))!;
     // Its own lane: recovery runs while this retry's insert holds the seam's.
     const store = new DeliveryStore(t.database.db, 'herald_', await detectStoreCompat(t.database.db));
-    const insertMany = Collection.prototype.insertMany;
-    let stalled = false;
-    Collection.prototype.insertMany = async function (this: Collection, ...args: Parameters<typeof insertMany>) {
-      const result = await insertMany.apply(this, args);
-      if (!this.collectionName.endsWith('delivery_queue') || stalled) return result;
-      stalled = true;
-      // The retry stalls here past its hold: recovery finishes the move and lets the copy go, and
-      // an engine sends and settles it (written directly, as its settle would be), all before the
-      // retry goes on.
-      await collections.queue.updateOne({ _id: read._id }, { $set: { leaseUntil: new Date(Date.now() - 1_000) } });
-      await store.recovery.recoverExpiredLeases(new Date());
-      const letGo = (await collections.queue.findOne({ _id: read._id }))!;
-      expect(letGo).toMatchObject({ status: 'PENDING', leaseOwner: null });
-      await collections.queue.deleteOne({ _id: read._id });
-      await collections.deliveries.insertOne({ ...letGo, status: 'DELIVERED', attempts: read.attempts + 1, lastError: null, settledBy: 'engine-batch', takenAt: new Date(), updatedAt: new Date() });
-      await collections.events.updateOne({ _id: event.eventId }, { $inc: { openDeliveries: -1 }, $set: { status: 'ALL_DELIVERED' } });
-      return result;
-    } as typeof insertMany;
-    try {
-      await t.herald.deliveries.retry(org, row!._id);
-    } finally {
-      Collection.prototype.insertMany = insertMany;
-    }
-    expect(stalled).toBe(true);
-    expect(await collections.queue.findOne({ _id: row!._id })).toBeNull();
-    expect(await collections.deliveries.findOne({ _id: row!._id })).toMatchObject({ status: 'DELIVERED', attempts: read.attempts + 1 });
-    expect(await collections.events.findOne({ _id: event.eventId })).toMatchObject({ status: 'ALL_DELIVERED', openDeliveries: 0, failedDeliveries: 0 });
+    await retryDeliveredMeanwhile('stalled-current', 'tray', {
+      // The retry stalls here past its hold: recovery finishes the move and lets the copy go, and an
+      // engine sends and settles it (written directly, as its settle would be), all before the retry
+      // goes on.
+      after: async (read, eventId) => {
+        await collections.queue.updateOne({ _id: read._id }, { $set: { leaseUntil: new Date(Date.now() - 1_000) } });
+        await store.recovery.recoverExpiredLeases(new Date());
+        const letGo = (await collections.queue.findOne({ _id: read._id }))!;
+        expect(letGo).toMatchObject({ status: 'PENDING', leaseOwner: null });
+        await collections.queue.deleteOne({ _id: read._id });
+        await collections.deliveries.insertOne({ ...letGo, status: 'DELIVERED', attempts: read.attempts + 1, lastError: null, settledBy: 'engine-batch', takenAt: new Date(), updatedAt: new Date() });
+        await collections.events.updateOne({ _id: eventId }, { $inc: { openDeliveries: -1 }, $set: { status: 'ALL_DELIVERED' } });
+      },
+    });
   });
 
   test('redeliver leaves rows of disabled subscribers alone', async () => {
