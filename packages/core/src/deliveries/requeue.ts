@@ -100,13 +100,8 @@ async function moveBackToQueue(context: CoreContext, rows: readonly DeliveryDocu
   const held = { status: 'IN_FLIGHT' as const, leaseOwner: token, leaseUntil: new Date(now.getTime() + HOLD_MS) };
   // A row queued already is left out: a concurrent redelivery, or an engine still settling the copy
   // we read (its queued copy goes only after its history copy is written). That history copy stays.
-  const queued = await insertAbsent(
-    collections.queue,
-    rows.map((row) => ({ ...row, ...fresh, ...held, retryBudgetFrom: row.attempts, settledBy: null, movedBack: { by: token, attempts: row.attempts, updatedAt: row.updatedAt } })),
-    compat,
-  );
-  const queuedIds = new Set(queued.map((row) => row._id));
-  const moves = rows.filter((row) => queuedIds.has(row._id)).map((row) => ({ _id: row._id, movedBack: { by: token, attempts: row.attempts, updatedAt: row.updatedAt } }));
-  const moved = await finishMovesBack(collections, compat, moves, fresh);
+  const copies = rows.map((row) => ({ ...row, ...fresh, ...held, retryBudgetFrom: row.attempts, settledBy: null, movedBack: { by: token, attempts: row.attempts, updatedAt: row.updatedAt } }));
+  const queued = new Set((await insertAbsent(collections.queue, copies, compat)).map((row) => row._id));
+  const moved = await finishMovesBack(collections, compat, copies.filter((copy) => queued.has(copy._id)), fresh);
   return rows.filter((row) => moved.has(row._id));
 }

@@ -56,6 +56,10 @@ export async function finishMovesBack(collections: Collections, compat: StoreCom
 
 function byLease(moves: readonly HeldMove[]): Map<string, HeldMove[]> {
   const groups = new Map<string, HeldMove[]>();
-  for (const move of moves) groups.set(move.movedBack.by, [...(groups.get(move.movedBack.by) ?? []), move]);
+  for (const move of moves) {
+    const group = groups.get(move.movedBack.by);
+    if (group) group.push(move);
+    else groups.set(move.movedBack.by, [move]);
+  }
   return groups;
 }
