@@ -73,9 +73,10 @@ export function* parseSamples(lines: Iterable<string>): Generator<Sample> {
     if (line.trim() === '') {
       if (current) yield current;
       current = undefined;
-    } else if (!/^\s/.test(line)) {
+    } else if (/^\s*\d+\s*$/.test(line)) {
+      // perf pads the tid to a fixed width, so a header line may start with spaces.
       if (current) yield current;
-      current = { tid: line.trim().split(/\s+/)[0]!, frames: [] };
+      current = { tid: line.trim(), frames: [] };
     } else if (current) {
       const frame = /^\s*[0-9a-f]+\s+(.*?)\s+\(([^()]*)\)$/.exec(line);
       if (frame) current.frames.push({ symbol: frame[1]!, library: frame[2]! });

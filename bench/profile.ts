@@ -2,7 +2,9 @@
 // subscribers, 4 publishers, the receiver in its own process) with V8's sampling profiler on for
 // the measured part only (after a warm-up), then the functions that took the most self time, and
 // the same summed per source (a core file, a dependency, node's own). Writes the whole profile to
-// .data/bench/delivery.cpuprofile, which Chrome's DevTools opens.
+// .data/bench/delivery.cpuprofile, which Chrome's DevTools opens. Then the raw client's CPU per
+// request (bench/raw-probe.ts, a process of its own) on the same machine, right after, to divide by.
+// `BENCH_PROFILE_V8=0` leaves V8's profiler off, for `perf`, which samples every thread itself.
 //
 //   npm run bench:profile                      the default store (FerretDB)
 //   BENCH_STORE=memory-mongo npm run bench:profile   the MongoDB path
@@ -22,6 +24,7 @@ const WARMUP = Number(process.env.BENCH_WARMUP_EVENTS ?? 300);
 const SUBSCRIBERS = 10;
 const PUBLISHERS = 4;
 const TOP = 25;
+const V8_PROFILER = process.env.BENCH_PROFILE_V8 !== '0';
 const root = resolve(import.meta.dirname, '..');
 
 interface ProfileNode {
@@ -81,6 +84,17 @@ function summarize(profile: { nodes: ProfileNode[]; samples: number[]; timeDelta
   return { total, byFunction, bySource };
 }
 
+/** The raw client's CPU per request: bench/raw-probe.ts in a process of its own, with its own receiver. */
+async function rawCpuMsPerRequest(): Promise<number> {
+  const hooks = resolve(root, 'packages/core/test/engine/support/register-ts.mjs');
+  const child = spawn(process.execPath, ['--no-warnings', '--import', hooks, resolve(import.meta.dirname, 'raw-probe.ts'), '20000'], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const line = await new Promise<string>((done, fail) => {
+    child.once('exit', (code) => fail(new Error(`the raw probe exited ${code}`)));
+    createInterface({ input: child.stdout! }).once('line', done);
+  });
+  return (JSON.parse(line) as { cpuMsPerRequest: number }).cpuMsPerRequest;
+}
+
 async function main(): Promise<void> {
   const store = await startStore();
   const sink = await startSink();
@@ -115,31 +129,39 @@ async function main(): Promise<void> {
   };
   await fanOut(WARMUP);
 
-  const session = new Session();
-  session.connect();
-  await session.post('Profiler.enable');
-  await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  const session = V8_PROFILER ? new Session() : undefined;
+  if (session) {
+    session.connect();
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 200 });
+  }
   const cpuBefore = process.cpuUsage();
   const commandsBefore = commands;
   const started = performance.now();
-  await session.post('Profiler.start');
+  await session?.post('Profiler.start');
   await fanOut(EVENTS);
-  const { profile } = await session.post('Profiler.stop');
+  const profile = session ? (await session.post('Profiler.stop')).profile : undefined;
   const cpu = process.cpuUsage(cpuBefore);
   const commandsPerDelivery = (commands - commandsBefore) / (EVENTS * SUBSCRIBERS);
   const seconds = (performance.now() - started) / 1000;
-  session.disconnect();
+  session?.disconnect();
 
-  mkdirSync(resolve(root, '.data/bench'), { recursive: true });
-  writeFileSync(resolve(root, '.data/bench/delivery.cpuprofile'), JSON.stringify(profile));
   const deliveries = EVENTS * SUBSCRIBERS;
-  const { total, byFunction, bySource } = summarize(profile as unknown as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] });
-  console.log(`${deliveries} deliveries in ${seconds.toFixed(1)} s; Herald's process CPU ${((cpu.user + cpu.system) / 1000 / deliveries).toFixed(3)} ms per delivery (${(cpu.system / 1000 / deliveries).toFixed(3)} of it in the kernel), ${commandsPerDelivery.toFixed(2)} store operations per delivery; profile written to .data/bench/delivery.cpuprofile`);
-  const share = (ms: number) => `${((ms / total) * 100).toFixed(1).padStart(5)} %  ${(ms / deliveries * 1000).toFixed(1).padStart(6)} µs/delivery`;
-  console.log('\nself time by source ((idle): the process waited; (garbage collector) and (program): V8 itself):');
-  for (const [source, ms] of [...bySource].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`${share(ms)}  ${source}`);
-  console.log('\nself time by function:');
-  for (const [name, ms] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`${share(ms)}  ${name}`);
+  const cpuMsPerDelivery = (cpu.user + cpu.system) / 1000 / deliveries;
+  console.log(`${deliveries} deliveries in ${seconds.toFixed(1)} s; Herald's process CPU ${cpuMsPerDelivery.toFixed(3)} ms per delivery (${(cpu.system / 1000 / deliveries).toFixed(3)} of it in the kernel), ${commandsPerDelivery.toFixed(2)} store operations per delivery`);
+  const raw = await rawCpuMsPerRequest();
+  console.log(`the raw client right after: ${raw.toFixed(3)} ms CPU per request; Herald ÷ raw ${(cpuMsPerDelivery / raw).toFixed(2)}${V8_PROFILER ? ' (V8\'s profiler on: Herald\'s figure includes its cost)' : ''}`);
+  if (profile) {
+    mkdirSync(resolve(root, '.data/bench'), { recursive: true });
+    writeFileSync(resolve(root, '.data/bench/delivery.cpuprofile'), JSON.stringify(profile));
+    const { total, byFunction, bySource } = summarize(profile as unknown as { nodes: ProfileNode[]; samples: number[]; timeDeltas: number[] });
+    const share = (ms: number) => `${((ms / total) * 100).toFixed(1).padStart(5)} %  ${(ms / deliveries * 1000).toFixed(1).padStart(6)} µs/delivery`;
+    console.log('profile written to .data/bench/delivery.cpuprofile');
+    console.log('\nself time by source ((idle): the process waited; (garbage collector) and (program): V8 itself):');
+    for (const [source, ms] of [...bySource].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`${share(ms)}  ${source}`);
+    console.log('\nself time by function:');
+    for (const [name, ms] of [...byFunction].sort((a, b) => b[1] - a[1]).slice(0, TOP)) console.log(`${share(ms)}  ${name}`);
+  }
 
   await herald.close();
   await client.close();
