@@ -89,7 +89,8 @@ async function rawCpuMsPerRequest(): Promise<number> {
   const hooks = resolve(root, 'packages/core/test/engine/support/register-ts.mjs');
   const child = spawn(process.execPath, ['--no-warnings', '--import', hooks, resolve(import.meta.dirname, 'raw-probe.ts'), '20000'], { stdio: ['ignore', 'pipe', 'inherit'] });
   const line = await new Promise<string>((done, fail) => {
-    child.once('exit', (code) => fail(new Error(`the raw probe exited ${code}`)));
+    // 'close' comes after its output has been read, so a probe that printed its line has resolved.
+    child.once('close', (code) => fail(new Error(`the raw probe exited ${code} without its figures`)));
     createInterface({ input: child.stdout! }).once('line', done);
   });
   return (JSON.parse(line) as { cpuMsPerRequest: number }).cpuMsPerRequest;
