@@ -33,6 +33,9 @@ export function isTransientStoreError(error: unknown): boolean {
   return code === 1 && typeof message === 'string' && /database is locked|SQLITE_BUSY|deadlock detected/i.test(message);
 }
 
+/** The codes of a connection's socket failing under it. */
+const SOCKET_ERROR_CODES = new Set(['EPIPE', 'ECONNRESET', 'ECONNREFUSED', 'ECONNABORTED', 'ETIMEDOUT', 'ENOTCONN', 'EHOSTUNREACH', 'ENETUNREACH']);
+
 export function isStoreUnavailable(error: unknown): boolean {
   if (error instanceof StoreUnavailableError) return true;
   // A bulk write (insertMany, bulkWrite) that lost its connection throws a MongoBulkWriteError
@@ -59,6 +62,11 @@ export function isStoreUnavailable(error: unknown): boolean {
   // client keeper reopening the client after an outage) or no connection free in time.
   const name = (error as { name?: unknown } | null)?.name;
   if (name === 'MongoPoolClosedError' || name === 'MongoWaitQueueTimeoutError') return true;
+  // A command written to a connection the store has just closed fails with the socket's own error,
+  // which the driver passes on unwrapped (a write after the peer's FIN: EPIPE). The other I/O
+  // Herald's operations do goes through undici, which wraps its errors in its own classes.
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && SOCKET_ERROR_CODES.has(code)) return true;
   // Transient errors that outlived their bounded retries.
   if (isTransientStoreError(error)) return true;
   const labels = (error as { errorLabels?: unknown } | null)?.errorLabels;

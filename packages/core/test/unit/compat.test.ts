@@ -123,6 +123,13 @@ test('which errors mean the store is unreachable, and the client timeouts a conn
   // The pool's errors are not exported by the driver; their names are its API.
   expect(isStoreUnavailable(Object.assign(new Error('Attempted to check out a connection from closed connection pool'), { name: 'MongoPoolClosedError' }))).toBe(true);
   expect(isStoreUnavailable(Object.assign(new Error('Timed out while checking out a connection from connection pool'), { name: 'MongoWaitQueueTimeoutError' }))).toBe(true);
+  // A command written to a connection the store just closed: the socket's own error, as the driver
+  // passes it on (seen in the host's outage test as a 500 before).
+  const ended = Object.assign(new Error('This socket has been ended by the other party'), { code: 'EPIPE' });
+  expect(isStoreUnavailable(ended)).toBe(true);
+  expect(isStoreUnavailable(new MongoBulkWriteError(ended as never, {} as never))).toBe(true);
+  expect(isStoreUnavailable(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET', syscall: 'read' }))).toBe(true);
+  expect(isStoreUnavailable(Object.assign(new Error("ENOENT: no such file or directory, open 'x'"), { code: 'ENOENT' }))).toBe(false);
   expect(clientTimeoutOptions('mongodb://h/db')).toEqual({ serverSelectionTimeoutMS: 5_000, socketTimeoutMS: 60_000 });
   expect(clientTimeoutOptions('mongodb://h/db?replicaSet=rs&serverselectiontimeoutms=200')).toEqual({ socketTimeoutMS: 60_000 });
 });
