@@ -124,7 +124,7 @@ test('which errors mean the store is unreachable, and the client timeouts a conn
   expect(isStoreUnavailable(Object.assign(new Error('Attempted to check out a connection from closed connection pool'), { name: 'MongoPoolClosedError' }))).toBe(true);
   expect(isStoreUnavailable(Object.assign(new Error('Timed out while checking out a connection from connection pool'), { name: 'MongoWaitQueueTimeoutError' }))).toBe(true);
   // A command written to a connection the store just closed: the socket's own error, as the driver
-  // passes it on (seen in the host's outage test as a 500 before).
+  // passes it on.
   const ended = Object.assign(new Error('This socket has been ended by the other party'), { code: 'EPIPE' });
   expect(isStoreUnavailable(ended)).toBe(true);
   expect(isStoreUnavailable(new MongoBulkWriteError(ended as never, {} as never))).toBe(true);
