@@ -64,8 +64,8 @@ export function isStoreUnavailable(error: unknown): boolean {
   if (name === 'MongoPoolClosedError' || name === 'MongoWaitQueueTimeoutError') return true;
   // A command written to a connection the store has just closed fails with the socket's own error,
   // which the driver passes on unwrapped (a write after the peer's FIN: EPIPE). Herald's only other
-  // outbound I/O, the engine's sender, turns its errors into the attempt's outcome, so a socket
-  // error that reaches this judgement came from the store's connection.
+  // outbound I/O, the engine's sender (attempts, OAuth2 tokens), turns its errors into outcomes, so
+  // a socket error that reaches this judgement came from the store's connection.
   const code = (error as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && SOCKET_ERROR_CODES.has(code)) return true;
   // Transient errors that outlived their bounded retries.
