@@ -9,6 +9,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { describeHead, prepareBaseTree } from './base-tree.js';
 import { flattenFigures, formatRatio, pairFigures, type Figures } from './paired-figures.js';
+import { runRawProbe, type RawProbe } from './raw-probe.js';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const BASE = process.env.BENCH_BASE;
@@ -24,23 +25,16 @@ type Side = 'base' | 'head';
 interface RunRecord {
   side: Side;
   pair: number;
-  rawProbe: { requestsPerSecond: number; cpuMsPerRequest: number };
+  rawProbe: RawProbe;
   seconds: number;
   summary: Record<string, unknown>;
 }
 
-const hooks = join(ROOT, 'packages/core/test/engine/support/register-ts.mjs');
 // The child benchmarks must not start pairs of their own.
 const childEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => name !== 'BENCH_BASE' && name !== 'BENCH_PAIRS'));
 
-function rawProbe(): RunRecord['rawProbe'] {
-  const probe = spawnSync(process.execPath, ['--no-warnings', '--import', hooks, join(ROOT, 'bench/raw-probe.ts'), String(PROBE_REQUESTS)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
-  if (probe.status !== 0) throw new Error(`raw probe exited ${probe.status}`);
-  return JSON.parse(probe.stdout.trim().split('\n').at(-1)!) as RunRecord['rawProbe'];
-}
-
 function runSide(side: Side, pair: number, tree: string): RunRecord {
-  const rawProbeResult = rawProbe();
+  const rawProbeResult = runRawProbe(PROBE_REQUESTS);
   console.log(`\n=== pair ${pair}, ${side} (raw ceiling just before: ${rawProbeResult.requestsPerSecond} req/s) ===`);
   const summaryPath = join(tree, SUMMARY);
   const started = performance.now();

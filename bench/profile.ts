@@ -18,6 +18,7 @@ import { MongoClient } from 'mongodb';
 import { clientTimeoutOptions, createHerald } from '../packages/core/src/index.js';
 import { startStoreProcess } from '../test/support/store-process.js';
 import { startMemoryMongo } from './memory-mongo.js';
+import { runRawProbe } from './raw-probe.js';
 
 const EVENTS = Number(process.env.BENCH_PROFILE_EVENTS ?? 2_000);
 const WARMUP = Number(process.env.BENCH_WARMUP_EVENTS ?? 300);
@@ -84,18 +85,6 @@ function summarize(profile: { nodes: ProfileNode[]; samples: number[]; timeDelta
   return { total, byFunction, bySource };
 }
 
-/** The raw client's CPU per request: bench/raw-probe.ts in a process of its own, with its own receiver. */
-async function rawCpuMsPerRequest(): Promise<number> {
-  const hooks = resolve(root, 'packages/core/test/engine/support/register-ts.mjs');
-  const child = spawn(process.execPath, ['--no-warnings', '--import', hooks, resolve(import.meta.dirname, 'raw-probe.ts'), '20000'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const line = await new Promise<string>((done, fail) => {
-    // 'close' comes after its output has been read, so a probe that printed its line has resolved.
-    child.once('close', (code) => fail(new Error(`the raw probe exited ${code} without its figures`)));
-    createInterface({ input: child.stdout! }).once('line', done);
-  });
-  return (JSON.parse(line) as { cpuMsPerRequest: number }).cpuMsPerRequest;
-}
-
 async function main(): Promise<void> {
   const store = await startStore();
   const sink = await startSink();
@@ -150,7 +139,7 @@ async function main(): Promise<void> {
   const deliveries = EVENTS * SUBSCRIBERS;
   const cpuMsPerDelivery = (cpu.user + cpu.system) / 1000 / deliveries;
   console.log(`${deliveries} deliveries in ${seconds.toFixed(1)} s; Herald's process CPU ${cpuMsPerDelivery.toFixed(3)} ms per delivery (${(cpu.system / 1000 / deliveries).toFixed(3)} of it in the kernel), ${commandsPerDelivery.toFixed(2)} store operations per delivery`);
-  const raw = await rawCpuMsPerRequest();
+  const raw = runRawProbe(20_000).cpuMsPerRequest;
   console.log(`the raw client right after: ${raw.toFixed(3)} ms CPU per request; Herald ÷ raw ${(cpuMsPerDelivery / raw).toFixed(2)}${V8_PROFILER ? ' (V8\'s profiler on: Herald\'s figure includes its cost)' : ''}`);
   if (profile) {
     mkdirSync(resolve(root, '.data/bench'), { recursive: true });
