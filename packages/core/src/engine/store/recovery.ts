@@ -38,7 +38,7 @@ export class RecoveryStore extends StorePart {
     // them. A redelivery's move is finished as it would have finished it: a copy it made from a
     // history copy since overtaken is withdrawn, not let go.
     const isMoveBack = (row: (typeof expired)[number]): row is (typeof expired)[number] & HeldMove =>
-      isHoldingLease(row.leaseOwner) && row.movedBack !== undefined && row.movedBack.by === row.leaseOwner;
+      isHoldingLease(row.leaseOwner) && row.movedBack?.by === row.leaseOwner;
     const moves = expired.filter(isMoveBack);
     const unattempted = expired.filter((row) => isHoldingLease(row.leaseOwner) && !isMoveBack(row));
     const interrupted = expired.filter((row) => !isHoldingLease(row.leaseOwner));
